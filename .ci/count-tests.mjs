@@ -1,0 +1,23 @@
+// Sums vitest's JSON reports (one per workspace package) into the closing line CI reads.
+// Exits non-zero when no report exists or no test ran, so an empty run is never green.
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const roots = ['packages', 'examples'].flatMap((dir) =>
+  existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [],
+);
+roots.push('tests', 'bench');
+
+let passed = 0;
+let failed = 0;
+let reports = 0;
+for (const root of roots) {
+  const file = join(root, '.vitest-report.json');
+  if (!existsSync(file)) continue;
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  reports += 1;
+  passed += report.numPassedTests;
+  failed += report.numFailedTests + (report.numFailedTestSuites ?? 0);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(reports > 0 && passed > 0 && failed === 0 ? 0 : 1);
