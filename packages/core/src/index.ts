@@ -1,1 +1,61 @@
-export const VERSION = "0.1.0";
+// Public API of @snodo/core. Sibling packages reach internals through `@snodo/core/internal`.
+export { DIALECTS, dialectFor, isKnownVersion } from './dialects/registry.js';
+export type { Dialect, Era, MethodClass, MethodSpec, Shaping } from './dialects/dialect.js';
+export type { AuthInfo, HandlerContext } from './dispatch/context.js';
+export { type BatchOutcome, dispatchBatch } from './dispatch/batch.js';
+export { type DispatchContext, dispatch } from './dispatch/dispatch.js';
+export type { OpenedSubscription, Outcome } from './dispatch/outcome.js';
+export type { Session } from './dispatch/session.js';
+export { DEFAULT_MAX_STREAM_BUFFER } from './dispatch/stream.js';
+export { ERROR_TABLE, ErrorCode, type ErrorCodeRow, httpStatusForCode } from './errors/codes.js';
+export { ProtocolError, type ProtocolErrorKind } from './errors/protocol-error.js';
+export { SnodoError } from './errors/snodo-error.js';
+export {
+  DEFAULT_MAX_INTEGER_DIGITS,
+  type DecodeJsonOptions,
+  type DecodeJsonResult,
+  decodeJson,
+  type EncodeJsonOptions,
+  encodeJson,
+  JsonInt,
+  type RequestId,
+} from './json/index.js';
+export {
+  DEFAULT_MAX_ID_BYTES,
+  type Decoded,
+  type DecodedSingle,
+  type DecodeLimits,
+  decodeMessage,
+} from './jsonrpc/decode.js';
+export type {
+  JsonRpcErrorObject,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+} from './jsonrpc/types.js';
+export { DEFAULT_CACHE_SCOPE, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS } from './limits/defaults.js';
+export {
+  type CacheHint,
+  type CacheScope,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ContentBlock,
+  type Implementation,
+  LEGACY_VERSIONS,
+  LOG_LEVELS,
+  type LogLevel,
+  META,
+  MODERN_VERSIONS,
+  type ProtocolVersion,
+  type ResourceContents,
+  type ServerCapabilities,
+  SUPPORTED_VERSIONS,
+  type ToolAnnotations,
+} from './protocol/types.js';
+export type { Instructions, InstructionsContext, Runtime } from './router/runtime.js';
+export type { CompiledSchema, JsonSchemaObject, SchemaInput, SchemaIssue, StandardSchemaLike } from './router/schema.js';
+export { createServer, type ServerDefinition } from './router/server.js';
+export { type Tool, type ToolDefinition, type ToolReturn, tool } from './router/tool.js';

@@ -1,0 +1,121 @@
+import { ErrorCode } from '../errors/codes.js';
+import type { ProtocolVersion } from '../protocol/types.js';
+import { classifyWith, type Dialect, errorObject, type MethodSpec } from './dialect.js';
+import { type KeyTable, project, projectAll } from './projection.js';
+
+const request: MethodSpec = { kind: 'request' };
+const note: MethodSpec = { kind: 'notification' };
+
+const LEGACY_METHODS: ReadonlyMap<string, MethodSpec> = new Map([
+  ['initialize', request],
+  ['ping', request],
+  ['tools/list', request],
+  ['tools/call', request],
+  ['prompts/list', request],
+  ['prompts/get', request],
+  ['resources/list', request],
+  ['resources/templates/list', request],
+  ['resources/read', request],
+  ['resources/subscribe', request],
+  ['resources/unsubscribe', request],
+  ['completion/complete', request],
+  ['logging/setLevel', request],
+  ['notifications/initialized', note],
+  ['notifications/cancelled', note],
+  ['notifications/progress', note],
+  ['notifications/roots/list_changed', note],
+]);
+
+export interface LegacyProfile {
+  readonly version: ProtocolVersion;
+  readonly batches: boolean;
+  /** `structuredContent` exists (2025-06-18 on), and must then be a JSON object. */
+  readonly structuredContent: boolean;
+  /** `resource_link` content blocks exist (2025-06-18 on); before, links become text. */
+  readonly resourceLinks: boolean;
+  /** Allowed keys per object kind; kinds not listed keep every key. */
+  readonly keys: KeyTable;
+}
+
+const STRIP = ['resultType', 'ttlMs', 'cacheScope'] as const;
+
+/** Builds the dialect of one initialize-based revision from its profile. */
+export function legacyDialect(profile: LegacyProfile): Dialect {
+  const { keys } = profile;
+  const content = (blocks: unknown): unknown => {
+    if (!Array.isArray(blocks)) return blocks;
+    return blocks.map((block) => shapeContent(block, profile));
+  };
+  const shapers: Record<string, (result: Record<string, unknown>) => Record<string, unknown>> = {
+    initialize: (r) => ({ ...r, serverInfo: project(r.serverInfo, keys.Implementation) }),
+    'tools/list': (r) => ({ ...r, tools: projectAll(r.tools, keys.Tool) }),
+    'tools/call': (r) => {
+      const out: Record<string, unknown> = { ...r, content: content(r.content) };
+      const structured = out.structuredContent;
+      const isObject = typeof structured === 'object' && structured !== null && !Array.isArray(structured);
+      if (!profile.structuredContent || (structured !== undefined && !isObject)) delete out.structuredContent;
+      return out;
+    },
+    'prompts/list': (r) => ({
+      ...r,
+      prompts: Array.isArray(r.prompts)
+        ? r.prompts.map((prompt: Record<string, unknown>) => {
+            const shaped = project(prompt, keys.Prompt) as Record<string, unknown>;
+            return shaped.arguments
+              ? { ...shaped, arguments: projectAll(shaped.arguments, keys.PromptArgument) }
+              : shaped;
+          })
+        : r.prompts,
+    }),
+    'prompts/get': (r) => ({
+      ...r,
+      messages: Array.isArray(r.messages)
+        ? r.messages.map((m: Record<string, unknown>) => ({ ...m, content: shapeContent(m.content, profile) }))
+        : r.messages,
+    }),
+    'resources/list': (r) => ({ ...r, resources: projectAll(r.resources, keys.Resource) }),
+    'resources/templates/list': (r) => ({
+      ...r,
+      resourceTemplates: projectAll(r.resourceTemplates, keys.ResourceTemplate),
+    }),
+  };
+  return Object.freeze({
+    version: profile.version,
+    era: 'legacy',
+    batches: profile.batches,
+    methods: LEGACY_METHODS,
+    classify: (method, kind) => classifyWith(LEGACY_METHODS, method, kind),
+    shapeResult(method, result) {
+      let out = result;
+      if (STRIP.some((key) => key in result)) {
+        out = { ...result };
+        for (const key of STRIP) delete out[key];
+      }
+      const shaper = shapers[method];
+      return shaper ? shaper(out) : out;
+    },
+    shapeError(error) {
+      if (error.kind === 'resource-not-found') return errorObject(error, ErrorCode.ResourceNotFoundLegacy);
+      return errorObject(error);
+    },
+  } satisfies Dialect);
+}
+
+function shapeContent(block: unknown, profile: LegacyProfile): unknown {
+  if (typeof block !== 'object' || block === null) return block;
+  const typed = block as Record<string, unknown>;
+  if (typed.type === 'resource_link' && !profile.resourceLinks) {
+    const label = typeof typed.name === 'string' ? `${typed.name}: ` : '';
+    return project({ type: 'text', text: `${label}${String(typed.uri)}` }, profile.keys.TextContent);
+  }
+  const kind = CONTENT_KIND[String(typed.type)];
+  return kind ? project(block, profile.keys[kind]) : block;
+}
+
+const CONTENT_KIND: Record<string, string> = {
+  text: 'TextContent',
+  image: 'ImageContent',
+  audio: 'AudioContent',
+  resource: 'EmbeddedResource',
+  resource_link: 'ResourceLink',
+};

@@ -1,0 +1,46 @@
+import { META, type ProtocolVersion } from '../protocol/types.js';
+import { classifyWith, type Dialect, errorObject, type MethodSpec } from './dialect.js';
+
+const request = (extra: Partial<MethodSpec> = {}): MethodSpec => ({ kind: 'request', ...extra });
+
+const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
+  ['server/discover', request({ cacheable: true })],
+  ['tools/list', request({ cacheable: true })],
+  ['tools/call', request({ inputRequired: true })],
+  ['prompts/list', request({ cacheable: true })],
+  ['prompts/get', request({ inputRequired: true })],
+  ['resources/list', request({ cacheable: true })],
+  ['resources/templates/list', request({ cacheable: true })],
+  ['resources/read', request({ cacheable: true, inputRequired: true })],
+  ['subscriptions/listen', request()],
+  ['completion/complete', request()],
+  ['notifications/cancelled', { kind: 'notification' }],
+]);
+
+/**
+ * 2026-07-28: stateless. Every request carries its version and capabilities in `_meta`, every
+ * result a `resultType` and the server's identity in `_meta`, cacheable results `ttlMs`/`cacheScope`.
+ */
+export const rev20260728: Dialect = Object.freeze({
+  version: '2026-07-28' as ProtocolVersion,
+  era: 'modern',
+  batches: false,
+  methods: METHODS,
+  classify: (method, kind) => classifyWith(METHODS, method, kind),
+  shapeResult(method, result, shaping) {
+    const out: Record<string, unknown> = { ...result };
+    const complete = out.resultType === undefined || out.resultType === 'complete';
+    if (out.resultType === undefined) out.resultType = 'complete';
+    if (complete && METHODS.get(method)?.cacheable) {
+      if (out.ttlMs === undefined) out.ttlMs = shaping.ttlMs;
+      if (out.cacheScope === undefined) out.cacheScope = shaping.cacheScope;
+    } else {
+      delete out.ttlMs;
+      delete out.cacheScope;
+    }
+    const meta = result._meta as Record<string, unknown> | undefined;
+    out._meta = meta ? { ...meta, [META.serverInfo]: shaping.serverInfo } : { [META.serverInfo]: shaping.serverInfo };
+    return out;
+  },
+  shapeError: (error) => errorObject(error),
+} satisfies Dialect);

@@ -1,0 +1,16 @@
+import type { Runtime } from '../router/runtime.js';
+import type { AuthInfo, HandlerContext } from './context.js';
+import type { Selection } from './select.js';
+
+/** One call of a core operation: the neutral side of a request, after selection and inspection. */
+export interface OperationCall {
+  readonly runtime: Runtime;
+  /** The request's params (`{}` when absent). */
+  readonly params: Record<string, unknown>;
+  readonly context: HandlerContext;
+  readonly selection: Selection;
+  readonly auth: AuthInfo | undefined;
+}
+
+/** A core operation returns a protocol-neutral result; the selected dialect shapes it for the wire. */
+export type Operation = (call: OperationCall) => Record<string, unknown> | Promise<Record<string, unknown>>;

@@ -1,0 +1,14 @@
+import type { Operation } from '../dispatch/operation.js';
+import { discover } from './discover.js';
+import { callTool, listTools } from './tools.js';
+
+/**
+ * Core operations by method. A dialect decides whether a method exists in a revision; this table
+ * says what it does. Features add their operations here; `dispatch` never changes for them.
+ */
+export const OPERATIONS: ReadonlyMap<string, Operation> = new Map<string, Operation>([
+  ['server/discover', discover],
+  ['ping', () => ({})],
+  ['tools/list', listTools],
+  ['tools/call', callTool],
+]);

@@ -1,0 +1,64 @@
+import { ErrorCode } from '../errors/codes.js';
+import { ProtocolError } from '../errors/protocol-error.js';
+import type { OperationCall } from '../dispatch/operation.js';
+import { paginate } from '../router/pagination.js';
+import type { SchemaIssue } from '../router/schema.js';
+import { errorToolResult, normalizeToolResult } from '../router/tool.js';
+
+export function listTools(call: OperationCall): Record<string, unknown> {
+  const page = paginate(call.runtime.toolList, call.params.cursor, call.runtime.pageSize);
+  const result: Record<string, unknown> = { tools: page.items.map((tool) => tool.listing) };
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+  return result;
+}
+
+export async function callTool(call: OperationCall): Promise<Record<string, unknown>> {
+  const { name } = call.params;
+  if (typeof name !== 'string') throw ProtocolError.invalidParams('tools/call needs params.name (a string)');
+  const tool = call.runtime.tools.get(name);
+  if (!tool) throw ProtocolError.invalidParams(`Unknown tool: ${name}`, { name });
+  const required = tool.definition.requiredClientCapabilities;
+  if (required) {
+    const declared = call.selection.clientCapabilities;
+    const missing = Object.fromEntries(Object.entries(required).filter(([key]) => declared[key] === undefined));
+    if (Object.keys(missing).length > 0) throw ProtocolError.missingCapability(missing);
+  }
+  const args = call.params.arguments ?? {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw ProtocolError.invalidParams(`Invalid arguments for tool "${name}": arguments must be an object`);
+  }
+  const validation = await tool.input.validate(args);
+  if (!validation.ok) {
+    throw ProtocolError.invalidParams(`Invalid arguments for tool "${name}": ${describe(validation.issues)}`, {
+      issues: validation.issues,
+    });
+  }
+  let result: Record<string, unknown>;
+  try {
+    result = normalizeToolResult(await tool.definition.handler(validation.value, call.context));
+  } catch (error) {
+    if (ProtocolError.is(error) || call.context.signal.aborted) throw error;
+    return errorToolResult(error);
+  }
+  if (tool.output && result.isError !== true) {
+    if (!('structuredContent' in result)) {
+      throw new ProtocolError(ErrorCode.InternalError, `Tool "${name}" has an outputSchema but returned no structuredContent`);
+    }
+    const checked = await tool.output.validate(result.structuredContent);
+    if (!checked.ok) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `Tool "${name}" returned structuredContent that does not match its outputSchema: ${describe(checked.issues)}`,
+        { issues: checked.issues },
+      );
+    }
+  }
+  return result;
+}
+
+function describe(issues: SchemaIssue[]): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path || '/'}: ${issue.message}`)
+    .join('; ');
+}

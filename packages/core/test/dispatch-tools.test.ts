@@ -1,0 +1,262 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createServer, ErrorCode, SnodoError } from '../src/index.js';
+import { demoServer, initialize, legacy, MODERN, modern } from './helpers/demo.js';
+import { run } from './helpers/run.js';
+import { expectResponse } from './helpers/wire-schema.js';
+
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+describe('tools on 2026-07-28', () => {
+  const runtime = demoServer();
+
+  it('lists tools in name order with resultType, cache hints and serverInfo', async () => {
+    const { response } = await run(runtime, modern('tools/list'));
+    expectResponse(MODERN, 'tools/list', response);
+    expect(response.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'echo']);
+    expect(response.result.resultType).toBe('complete');
+    expect(response.result.ttlMs).toBe(60_000);
+    expect(response.result.cacheScope).toBe('private');
+    expect(response.result._meta[SERVER_INFO]).toEqual({ name: 'demo', version: '1.0.0' });
+    const echo = response.result.tools.find((t: { name: string }) => t.name === 'echo');
+    expect(echo.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+  });
+
+  it('gives the same order on every call', async () => {
+    const first = await run(runtime, modern('tools/list'));
+    const second = await run(runtime, modern('tools/list'));
+    expect(second.response.result.tools).toEqual(first.response.result.tools);
+  });
+
+  it('pages with opaque cursors and refuses a bad cursor with -32602', async () => {
+    const paged = demoServer({ pageSize: 1 });
+    const first = await run(paged, modern('tools/list'));
+    expect(first.response.result.tools.map((t: { name: string }) => t.name)).toEqual(['add']);
+    const cursor = first.response.result.nextCursor;
+    expect(typeof cursor).toBe('string');
+    const second = await run(paged, modern('tools/list', { cursor }));
+    expectResponse(MODERN, 'tools/list', second.response);
+    expect(second.response.result.tools.map((t: { name: string }) => t.name)).toEqual(['echo']);
+    expect(second.response.result.nextCursor).toBeUndefined();
+    for (const bad of ['nope!', 'djE6OTk', 42, '']) {
+      const { response } = await run(paged, modern('tools/list', { cursor: bad }));
+      expectResponse(MODERN, 'tools/list', response);
+      expect(response.error.code).toBe(ErrorCode.InvalidParams);
+    }
+  });
+
+  it('calls a tool and returns its text with resultType complete', async () => {
+    const { response } = await run(runtime, modern('tools/call', { name: 'echo', arguments: { text: 'hi' } }));
+    expectResponse(MODERN, 'tools/call', response);
+    expect(response.result.content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(response.result.resultType).toBe('complete');
+    expect(response.result.ttlMs).toBeUndefined();
+  });
+
+  it('validates structuredContent against outputSchema and adds a JSON text block', async () => {
+    const { response } = await run(runtime, modern('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }));
+    expectResponse(MODERN, 'tools/call', response);
+    expect(response.result.structuredContent).toEqual({ sum: 5 });
+    const broken = createServer({
+      name: 'b',
+      version: '1',
+      tools: [
+        {
+          name: 'bad',
+          outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+          handler: () => ({ content: [], structuredContent: { sum: 'five' } }),
+        },
+      ],
+    });
+    const bad = await run(broken, modern('tools/call', { name: 'bad', arguments: {} }));
+    expect(bad.response.error.code).toBe(ErrorCode.InternalError);
+    expect(bad.response.error.message).toContain('/sum');
+  });
+
+  it('refuses an unknown tool with -32602', async () => {
+    const { response } = await run(runtime, modern('tools/call', { name: 'nope', arguments: {} }));
+    expectResponse(MODERN, 'tools/call', response);
+    expect(response.error.code).toBe(ErrorCode.InvalidParams);
+    expect(response.error.message).toContain('nope');
+  });
+
+  it('refuses invalid arguments with -32602 naming the failing path (zod and JSON Schema)', async () => {
+    const zodCall = await run(runtime, modern('tools/call', { name: 'echo', arguments: { text: 7 } }));
+    expect(zodCall.response.error.code).toBe(ErrorCode.InvalidParams);
+    expect(zodCall.response.error.data.issues[0].path).toBe('/text');
+    const jsonCall = await run(runtime, modern('tools/call', { name: 'add', arguments: { a: 1, b: 'x' } }));
+    expect(jsonCall.response.error.code).toBe(ErrorCode.InvalidParams);
+    expect(jsonCall.response.error.data.issues.map((i: { path: string }) => i.path)).toContain('/b');
+    const notObject = await run(runtime, modern('tools/call', { name: 'add', arguments: [1, 2] }));
+    expect(notObject.response.error.code).toBe(ErrorCode.InvalidParams);
+  });
+
+  it('turns a thrown handler error into an isError result', async () => {
+    const failing = createServer({
+      name: 'f',
+      version: '1',
+      tools: [
+        {
+          name: 'fail',
+          handler: () => {
+            throw new Error('disk on fire');
+          },
+        },
+      ],
+    });
+    const { response } = await run(failing, modern('tools/call', { name: 'fail' }));
+    expectResponse(MODERN, 'tools/call', response);
+    expect(response.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'disk on fire' }] });
+  });
+
+  it('refuses a call needing an undeclared client capability with -32021', async () => {
+    const asking = createServer({
+      name: 'a',
+      version: '1',
+      tools: [{ name: 'ask', requiredClientCapabilities: { elicitation: {} }, handler: () => 'ok' }],
+    });
+    const refused = await run(asking, modern('tools/call', { name: 'ask' }));
+    expectResponse(MODERN, 'tools/call', refused.response);
+    expect(refused.response.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: {} } },
+    });
+    const declared = await run(
+      asking,
+      modern('tools/call', { name: 'ask' }, { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }),
+    );
+    expect(declared.response.result.content[0].text).toBe('ok');
+  });
+});
+
+describe('handler context', () => {
+  it('reports strictly increasing progress as notifications before the response, only with a progressToken', async () => {
+    const seen: unknown[] = [];
+    const runtime = createServer({
+      name: 'p',
+      version: '1',
+      tools: [
+        {
+          name: 'work',
+          handler: (_args, ctx) => {
+            seen.push(ctx.canReportProgress);
+            ctx.progress(1, 3, 'one');
+            ctx.progress(2, 3);
+            expect(() => ctx.progress(2)).toThrow(RangeError);
+            return 'done';
+          },
+        },
+      ],
+    });
+    const withToken = await run(runtime, modern('tools/call', { name: 'work' }, { progressToken: 'tok' }));
+    expect(withToken.outcome.type).toBe('stream');
+    expect(withToken.notifications).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1, total: 3, message: 'one' } },
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 2, total: 3 } },
+    ]);
+    expect(withToken.response.result.content[0].text).toBe('done');
+    const without = await run(runtime, modern('tools/call', { name: 'work' }));
+    expect(without.outcome.type).toBe('response');
+    expect(seen).toEqual([true, false]);
+  });
+
+  it('passes the signal, capabilities, revision and principal to the handler', async () => {
+    let captured: any;
+    const runtime = createServer({
+      name: 'c',
+      version: '1',
+      tools: [{ name: 'who', handler: (_a, ctx) => ((captured = ctx), 'ok') }],
+    });
+    const controller = new AbortController();
+    await run(runtime, modern('tools/call', { name: 'who' }, { 'io.modelcontextprotocol/clientCapabilities': { roots: {} } }), {
+      signal: controller.signal,
+      auth: { principal: 'alice' },
+    });
+    expect(captured.signal).toBe(controller.signal);
+    expect(captured.clientCapabilities).toEqual({ roots: {} });
+    expect(captured.protocolVersion).toBe(MODERN);
+    expect(captured.auth.principal).toBe('alice');
+  });
+
+  it('sends log messages at or above the requested level only', async () => {
+    const runtime = createServer({
+      name: 'l',
+      version: '1',
+      tools: [
+        {
+          name: 'chatty',
+          handler: (_a, ctx) => {
+            ctx.log('debug', 'hidden');
+            ctx.log('warning', 'shown', 'disk');
+            return 'ok';
+          },
+        },
+      ],
+    });
+    const logged = await run(runtime, modern('tools/call', { name: 'chatty' }, { 'io.modelcontextprotocol/logLevel': 'info' }));
+    expect(logged.notifications).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'warning', data: 'shown', logger: 'disk' } },
+    ]);
+    const silent = await run(runtime, modern('tools/call', { name: 'chatty' }));
+    expect(silent.notifications).toEqual([]);
+  });
+});
+
+describe('instructions', () => {
+  it('are a string or a function of the request', async () => {
+    const fixed = await run(demoServer(), modern('server/discover'));
+    expect(fixed.response.result.instructions).toBe('Use echo to repeat text.');
+    const computed = demoServer({ instructions: (ctx) => `for ${ctx.auth?.principal} on ${ctx.protocolVersion}` });
+    const discovered = await run(computed, modern('server/discover'), { auth: { principal: 'bob' } });
+    expect(discovered.response.result.instructions).toBe(`for bob on ${MODERN}`);
+    const initialized = await run(computed, initialize('2025-06-18'), { auth: { principal: 'eve' } });
+    expect(initialized.response.result.instructions).toBe('for eve on 2025-06-18');
+  });
+});
+
+describe('definitions are checked once, at createServer', () => {
+  it('refuses bad tool names, duplicates, non-object schemas and bad options', () => {
+    const make = (tools: any[], extra = {}) => () => createServer({ name: 's', version: '1', tools, ...extra });
+    expect(make([{ name: 'has space', handler: () => '' }])).toThrow(/tool name "has space" is invalid/);
+    expect(make([{ name: 'a', handler: () => '' }, { name: 'a', handler: () => '' }])).toThrow(/duplicate tool name "a"/);
+    expect(make([{ name: 'a', inputSchema: z.string(), handler: () => '' }])).toThrow(/type "object"/);
+    expect(make([{ name: 'a' }])).toThrow(/handler must be a function/);
+    expect(make([], { pageSize: 0 })).toThrow(/pageSize must be a positive integer, got 0/);
+    expect(make([], { cache: { cacheScope: 'shared' } })).toThrow(/cache.cacheScope must be one of public, private/);
+    expect(make([], { protocolVersions: ['2024-11-05'] })).toThrow(/unknown revision/);
+    try {
+      make([{ name: '' }])();
+    } catch (error) {
+      expect(SnodoError.is(error)).toBe(true);
+      expect((error as SnodoError).code).toBe('SNODO_ERR_INVALID_DEFINITION');
+    }
+  });
+});
+
+describe('tools on the initialize-based revisions', () => {
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('%s: list and call, shaped for the revision', async (version) => {
+    const runtime = demoServer();
+    const init = await run(runtime, initialize(version));
+    expectResponse(version, 'initialize', init.response);
+    const session = (init.outcome as { session: any }).session;
+    expect(session.protocolVersion).toBe(version);
+    const list = await run(runtime, legacy('tools/list'), { session });
+    expectResponse(version, 'tools/list', list.response);
+    expect(list.response.result.resultType).toBeUndefined();
+    expect(list.response.result.ttlMs).toBeUndefined();
+    const add = list.response.result.tools.find((t: { name: string }) => t.name === 'add');
+    const echo = list.response.result.tools.find((t: { name: string }) => t.name === 'echo');
+    const call = await run(runtime, legacy('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }), { session });
+    expectResponse(version, 'tools/call', call.response);
+    if (version === '2025-03-26') {
+      expect(add.outputSchema).toBeUndefined();
+      expect(echo.title).toBeUndefined();
+      expect(call.response.result.structuredContent).toBeUndefined();
+    } else {
+      expect(add.outputSchema).toBeDefined();
+      expect(echo.title).toBe('Echo');
+      expect(call.response.result.structuredContent).toEqual({ sum: 3 });
+    }
+    expect(call.response.result.content).toEqual([{ type: 'text', text: '{"sum":3}' }]);
+  });
+});
