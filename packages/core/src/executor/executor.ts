@@ -1,0 +1,466 @@
+import { ExecutorError } from './errors.js';
+import { Fifo, type FifoItem } from './fifo.js';
+
+export const DEFAULT_MAX_CONCURRENCY = 64;
+export const DEFAULT_MAX_QUEUE = 256;
+/** Milliseconds from submit; 0 or Infinity disables the deadline. */
+export const DEFAULT_REQUEST_TIMEOUT = 60_000;
+export const DEFAULT_MAX_SUBSCRIPTIONS = 256;
+/** The longest delay `setTimeout` honours; a longer one would fire after 1 ms. */
+export const MAX_REQUEST_TIMEOUT = 2_147_483_647;
+
+export interface ExecutorOptions {
+  /** Tasks running at once. Default 64. */
+  maxConcurrency?: number;
+  /** Tasks waiting for a slot; 0 means none wait. Default 256. */
+  maxQueue?: number;
+  /** Deadline in ms, counted from submit (queue time included); 0 or Infinity disables it. Default 60 000. */
+  requestTimeout?: number;
+  /** Subscription slots held at once, across every transport sharing this executor. Default 256. */
+  maxSubscriptions?: number;
+}
+
+/**
+ * Every accepted or refused submit ends in exactly one of completed, rejected, timedOut or
+ * cancelled, counted when its promise settles (or, for rejected, when it is refused).
+ */
+export interface ExecutorStats {
+  /** Concurrency slots held. Includes tasks whose caller already got a timeout or cancellation. */
+  running: number;
+  queued: number;
+  /** Tasks that ran and whose own result or error reached the caller. */
+  completed: number;
+  /** Refused at submit: SNODO_ERR_OVERLOADED, or SNODO_ERR_EXECUTOR_CLOSED after close()/destroy(). */
+  rejected: number;
+  timedOut: number;
+  /** Aborted by the outside signal, the owner closing, or destroy(). */
+  cancelled: number;
+  subscriptions: number;
+  subscriptionsRejected: number;
+}
+
+export interface SubmitOptions {
+  /** The connection or submitter; closing it aborts everything it submitted. */
+  owner?: ExecutorOwner;
+  /** An outside cancellation, such as notifications/cancelled or a client disconnect. */
+  signal?: AbortSignal;
+  /** Overrides `requestTimeout` for this task, with the same rules. */
+  timeout?: number;
+}
+
+export interface ExecutorOwner {
+  close(reason?: unknown): void;
+  readonly closed: boolean;
+  /** Aborted, with an SNODO_ERR_CANCELLED error whose cause is the close reason, when the owner closes. */
+  readonly signal: AbortSignal;
+}
+
+export interface SubscriptionSlot {
+  /** Returns the slot; idempotent. */
+  release(): void;
+}
+
+type Task = (signal: AbortSignal) => unknown;
+type Outcome = 'timedOut' | 'cancelled';
+interface Owned {
+  ownerClosed(error: ExecutorError): void;
+}
+
+/**
+ * Runs each MCP request with bounded admission: at most `maxConcurrency` tasks run, the next
+ * `maxQueue` wait in FIFO order, and any submit beyond that is refused with SNODO_ERR_OVERLOADED.
+ *
+ * A deadline, an outside signal, the owner closing, or destroy() aborts the task's signal and
+ * rejects the caller at once. A running task keeps its concurrency slot until its own promise
+ * settles, so handlers that ignore their signal cannot push the real concurrency past the bound.
+ * A queued task leaves the queue at once and never runs.
+ */
+export class Executor {
+  readonly #maxConcurrency: number;
+  readonly #maxQueue: number;
+  readonly #requestTimeout: number;
+  readonly #maxSubscriptions: number;
+
+  readonly #queue = new Fifo<Job>();
+  readonly #running = new Set<Job>();
+  #draining = false;
+  #closed = false;
+  #destroyed = false;
+  #idle: Promise<void> | undefined;
+  #resolveIdle: (() => void) | undefined;
+  #subscriptions = 0;
+  readonly #counts = { completed: 0, rejected: 0, timedOut: 0, cancelled: 0, subscriptionsRejected: 0 };
+
+  constructor(options: ExecutorOptions = {}) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError(`options must be an object, got ${describe(options)}`);
+    }
+    this.#maxConcurrency = integerOption(
+      'maxConcurrency',
+      options.maxConcurrency,
+      DEFAULT_MAX_CONCURRENCY,
+      1,
+    );
+    this.#maxQueue = integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 0);
+    this.#requestTimeout = timeoutOption('requestTimeout', options.requestTimeout, DEFAULT_REQUEST_TIMEOUT);
+    this.#maxSubscriptions = integerOption(
+      'maxSubscriptions',
+      options.maxSubscriptions,
+      DEFAULT_MAX_SUBSCRIPTIONS,
+      1,
+    );
+  }
+
+  /**
+   * Runs `task` when a slot is free. The returned promise never throws synchronously: invalid
+   * arguments reject it with a TypeError or RangeError, refusal with an ExecutorError.
+   */
+  submit<T>(task: (signal: AbortSignal) => Promise<T> | T, options: SubmitOptions = {}): Promise<T> {
+    let timeout: number;
+    try {
+      if (typeof task !== 'function') throw new TypeError(`task must be a function, got ${describe(task)}`);
+      if (typeof options !== 'object' || options === null) {
+        throw new TypeError(`options must be an object, got ${describe(options)}`);
+      }
+      timeout = timeoutOption('timeout', options.timeout, this.#requestTimeout);
+      if (options.signal !== undefined && !isAbortSignal(options.signal)) {
+        throw new TypeError(`signal must be an AbortSignal, got ${describe(options.signal)}`);
+      }
+      if (options.owner !== undefined && !Owner.belongsTo(options.owner, this)) {
+        throw new TypeError('owner must come from this executor’s owner()');
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { owner, signal } = options as { owner?: Owner; signal?: AbortSignal };
+
+    if (this.#closed) {
+      this.#counts.rejected++;
+      return Promise.reject(new ExecutorError('SNODO_ERR_EXECUTOR_CLOSED'));
+    }
+    if (signal?.aborted) {
+      this.#counts.cancelled++;
+      return Promise.reject(new ExecutorError('SNODO_ERR_CANCELLED', { cause: signal.reason }));
+    }
+    if (owner?.closed) {
+      this.#counts.cancelled++;
+      return Promise.reject(owner.closeError);
+    }
+    // While anything waits every slot is busy; checking the queue too keeps FIFO order by construction.
+    const startNow = this.#running.size < this.#maxConcurrency && this.#queue.size === 0;
+    if (!startNow && this.#queue.size >= this.#maxQueue) {
+      this.#counts.rejected++;
+      return Promise.reject(new ExecutorError('SNODO_ERR_OVERLOADED'));
+    }
+
+    return new Promise<T>((resolve, reject) => {
+      const job = new Job(this.#jobHost, task, resolve as (value: unknown) => void, reject, signal, owner);
+      if (timeout !== 0 && timeout !== Number.POSITIVE_INFINITY)
+        job.timer = setTimeout(onDeadline, timeout, job);
+      signal?.addEventListener('abort', job, { once: true });
+      owner?.own(job);
+      if (startNow) this.#start(job);
+      else this.#queue.push(job);
+    });
+  }
+
+  /** A new submitter scope, typically one per connection. */
+  owner(): ExecutorOwner {
+    return new Owner(this);
+  }
+
+  /**
+   * Takes a subscription slot, or returns null (counted in subscriptionsRejected) when
+   * `maxSubscriptions` are held, the owner is closed, or the executor is closed.
+   */
+  acquireSubscription(owner?: ExecutorOwner): SubscriptionSlot | null {
+    if (owner !== undefined && !Owner.belongsTo(owner, this)) {
+      throw new TypeError('owner must come from this executor’s owner()');
+    }
+    const scope = owner as Owner | undefined;
+    if (this.#closed || scope?.closed || this.#subscriptions >= this.#maxSubscriptions) {
+      this.#counts.subscriptionsRejected++;
+      return null;
+    }
+    this.#subscriptions++;
+    const slot = new Slot(() => {
+      this.#subscriptions--;
+      scope?.disown(slot);
+    });
+    scope?.own(slot);
+    return slot;
+  }
+
+  stats(): ExecutorStats {
+    return {
+      running: this.#running.size,
+      queued: this.#queue.size,
+      ...this.#counts,
+      subscriptions: this.#subscriptions,
+    };
+  }
+
+  /**
+   * Graceful: refuses new work with SNODO_ERR_EXECUTOR_CLOSED and resolves once every running and
+   * queued task has settled. Held subscription slots are left to their holders. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closed = true;
+    if (this.#idle === undefined) {
+      this.#idle = new Promise<void>((resolve) => {
+        this.#resolveIdle = resolve;
+      });
+      this.#checkIdle();
+    }
+    return this.#idle;
+  }
+
+  /**
+   * Forced: refuses new work and aborts every running and queued task now with
+   * SNODO_ERR_EXECUTOR_CLOSED (cause: `reason`), counted as cancelled. A task that ignores its
+   * signal still holds its slot until it settles; close() resolves then. Subscription slots are
+   * left to their holders. Idempotent.
+   */
+  destroy(reason?: unknown): void {
+    if (this.#destroyed) return;
+    this.#destroyed = this.#closed = true;
+    const error = new ExecutorError(
+      'SNODO_ERR_EXECUTOR_CLOSED',
+      reason === undefined ? undefined : { cause: reason },
+    );
+    for (let job = this.#queue.shift(); job !== undefined; job = this.#queue.shift()) {
+      this.#abort(job, error, 'cancelled');
+    }
+    for (const job of this.#running) this.#abort(job, error, 'cancelled');
+    this.#checkIdle();
+  }
+
+  readonly #jobHost: JobHost = {
+    abort: (job, error, outcome) => this.#abort(job, error, outcome),
+  };
+
+  #start(job: Job): void {
+    this.#running.add(job);
+    job.controller = new AbortController();
+    const task = job.task as Task;
+    job.task = undefined;
+    let result: unknown;
+    try {
+      result = task(job.controller.signal);
+    } catch (error) {
+      this.#finish(job, false, error);
+      return;
+    }
+    Promise.resolve(result).then(
+      (value) => this.#finish(job, true, value),
+      (error) => this.#finish(job, false, error),
+    );
+  }
+
+  #finish(job: Job, ok: boolean, value: unknown): void {
+    this.#running.delete(job);
+    if (job.settle()) {
+      this.#counts.completed++;
+      if (ok) job.resolve(value);
+      else job.reject(value);
+    }
+    job.release();
+    this.#drain();
+  }
+
+  /** Rejects the caller now; a queued job leaves the queue, a running one keeps its slot until it settles. */
+  #abort(job: Job, error: ExecutorError, outcome: Outcome): void {
+    if (!job.settle()) return;
+    this.#counts[outcome]++;
+    const queued = this.#queue.remove(job);
+    job.controller?.abort(error);
+    job.reject(error);
+    if (queued || !this.#running.has(job)) {
+      job.release();
+      this.#checkIdle();
+    }
+  }
+
+  #drain(): void {
+    if (this.#draining) return; // a task that settled synchronously inside #start: the loop below continues
+    this.#draining = true;
+    try {
+      while (this.#running.size < this.#maxConcurrency) {
+        const job = this.#queue.shift();
+        if (job === undefined) break;
+        this.#start(job);
+      }
+    } finally {
+      this.#draining = false;
+    }
+    this.#checkIdle();
+  }
+
+  #checkIdle(): void {
+    if (this.#resolveIdle !== undefined && this.#running.size === 0 && this.#queue.size === 0) {
+      this.#resolveIdle();
+      this.#resolveIdle = undefined;
+    }
+  }
+}
+
+interface JobHost {
+  abort(job: Job, error: ExecutorError, outcome: Outcome): void;
+}
+
+/** One submission. It is its own abort listener (`handleEvent`), so a job costs no closures. */
+class Job implements FifoItem, Owned {
+  fifoPos = -1;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  controller: AbortController | undefined; // created when the task starts
+  #settled = false;
+
+  constructor(
+    readonly host: JobHost,
+    public task: Task | undefined,
+    public resolve: (value: unknown) => void,
+    public reject: (reason: unknown) => void,
+    public signal: AbortSignal | undefined,
+    public owner: Owner | undefined,
+  ) {}
+
+  /** Marks the caller's promise as decided and detaches the timer and listeners; false if already decided. */
+  settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.signal?.removeEventListener('abort', this);
+    this.owner?.disown(this);
+    return true;
+  }
+
+  /** Drops every reference the job holds, once it is out of the queue and not running. */
+  release(): void {
+    this.task = undefined;
+    this.resolve = this.reject = noop;
+    this.signal = this.owner = this.controller = undefined;
+  }
+
+  handleEvent(): void {
+    this.host.abort(
+      this,
+      new ExecutorError('SNODO_ERR_CANCELLED', { cause: this.signal?.reason }),
+      'cancelled',
+    );
+  }
+
+  ownerClosed(error: ExecutorError): void {
+    this.host.abort(this, error, 'cancelled');
+  }
+}
+
+function onDeadline(job: Job): void {
+  job.timer = undefined;
+  job.host.abort(job, new ExecutorError('SNODO_ERR_REQUEST_TIMEOUT'), 'timedOut');
+}
+
+class Owner implements ExecutorOwner {
+  readonly #executor: Executor;
+  readonly #controller = new AbortController();
+  readonly #owned = new Set<Owned>();
+  #closeError: ExecutorError | undefined;
+
+  constructor(executor: Executor) {
+    this.#executor = executor;
+  }
+
+  static belongsTo(value: unknown, executor: Executor): value is Owner {
+    return typeof value === 'object' && value !== null && #executor in value && value.#executor === executor;
+  }
+
+  get closed(): boolean {
+    return this.#closeError !== undefined;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get closeError(): ExecutorError | undefined {
+    return this.#closeError;
+  }
+
+  own(item: Owned): void {
+    this.#owned.add(item);
+  }
+
+  disown(item: Owned): void {
+    this.#owned.delete(item);
+  }
+
+  close(reason?: unknown): void {
+    if (this.#closeError !== undefined) return;
+    const error = new ExecutorError(
+      'SNODO_ERR_CANCELLED',
+      reason === undefined ? undefined : { cause: reason },
+    );
+    this.#closeError = error;
+    for (const item of [...this.#owned]) item.ownerClosed(error);
+    this.#owned.clear();
+    this.#controller.abort(error);
+  }
+}
+
+class Slot implements SubscriptionSlot, Owned {
+  #onRelease: (() => void) | undefined;
+
+  constructor(onRelease: () => void) {
+    this.#onRelease = onRelease;
+  }
+
+  release(): void {
+    const onRelease = this.#onRelease;
+    this.#onRelease = undefined;
+    onRelease?.();
+  }
+
+  ownerClosed(): void {
+    this.release();
+  }
+}
+
+function noop(): void {}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  // Duck-typed rather than instanceof, so a signal from another realm or polyfill is accepted.
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AbortSignal).aborted === 'boolean' &&
+    typeof (value as AbortSignal).addEventListener === 'function' &&
+    typeof (value as AbortSignal).removeEventListener === 'function'
+  );
+}
+
+function integerOption(name: string, value: unknown, fallback: number, min: 0 | 1): number {
+  if (value === undefined) return fallback;
+  const rule = min === 1 ? 'a positive integer' : 'a non-negative integer';
+  if (typeof value !== 'number') throw new TypeError(`${name} must be ${rule}, got ${describe(value)}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new RangeError(`${name} must be ${rule}, got ${describe(value)}`);
+  return value;
+}
+
+function timeoutOption(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  const rule = `a number of milliseconds from 0 to ${MAX_REQUEST_TIMEOUT}, or Infinity`;
+  if (typeof value !== 'number') throw new TypeError(`${name} must be ${rule}, got ${describe(value)}`);
+  if (!(value >= 0 && (value <= MAX_REQUEST_TIMEOUT || value === Number.POSITIVE_INFINITY))) {
+    throw new RangeError(`${name} must be ${rule}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}

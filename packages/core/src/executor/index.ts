@@ -1,0 +1,19 @@
+export {
+  EXECUTOR_ERROR_MESSAGES,
+  ExecutorError,
+  type ExecutorErrorCode,
+  type ExecutorErrorOptions,
+} from './errors.js';
+export {
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_QUEUE,
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_REQUEST_TIMEOUT,
+  Executor,
+  type ExecutorOptions,
+  type ExecutorOwner,
+  type ExecutorStats,
+  MAX_REQUEST_TIMEOUT,
+  type SubmitOptions,
+  type SubscriptionSlot,
+} from './executor.js';
