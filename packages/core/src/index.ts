@@ -11,6 +11,22 @@ export { ERROR_TABLE, ErrorCode, type ErrorCodeRow, httpStatusForCode } from './
 export { ProtocolError, type ProtocolErrorKind } from './errors/protocol-error.js';
 export { SnodoError } from './errors/snodo-error.js';
 export {
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_QUEUE,
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_REQUEST_TIMEOUT,
+  EXECUTOR_ERROR_MESSAGES,
+  Executor,
+  ExecutorError,
+  type ExecutorErrorCode,
+  type ExecutorOptions,
+  type ExecutorOwner,
+  type ExecutorStats,
+  MAX_REQUEST_TIMEOUT,
+  type SubmitOptions,
+  type SubscriptionSlot,
+} from './executor/index.js';
+export {
   DEFAULT_MAX_INTEGER_DIGITS,
   type DecodeJsonOptions,
   type DecodeJsonResult,
