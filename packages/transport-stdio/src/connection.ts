@@ -1,0 +1,531 @@
+import {
+  type BatchOutcome,
+  type DecodedSingle,
+  type DispatchContext,
+  decodeMessage,
+  ERROR_TABLE,
+  ErrorCode,
+  type Executor,
+  ExecutorError,
+  type ExecutorOwner,
+  type JsonRpcErrorObject,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type OpenedSubscription,
+  type Outcome,
+  type RequestId,
+  type Session,
+} from '@snodo/core';
+import { stdioError } from './errors.js';
+import { LineReader } from './line-reader.js';
+import type { ServeSettings } from './options.js';
+import { Writer } from './writer.js';
+
+/** What a connection calls into: core's `dispatch`/`dispatchBatch` bound to a runtime (tests substitute it). */
+export interface Dispatcher {
+  dispatch(message: DecodedSingle, context: DispatchContext): Promise<Outcome>;
+  dispatchBatch(items: DecodedSingle[], context: DispatchContext): Promise<BatchOutcome>;
+}
+
+type Request = Extract<DecodedSingle, { kind: 'request' }>;
+
+/**
+ * Requests that change the connection's session run inline, in input order, so a later line
+ * always sees their effect. They run no application code, so they need no executor slot.
+ */
+const SESSION_METHODS = new Set(['initialize', 'logging/setLevel']);
+
+/** One admitted request, from its line until its outcome is decided. */
+interface Entry {
+  readonly id: RequestId;
+  readonly key: string;
+  /** Aborted by notifications/cancelled; the executor then aborts the task's own signal. */
+  readonly cancel: AbortController;
+  /** Its final response (or error) was handed to the writer: nothing else may be written for it. */
+  answered: boolean;
+}
+
+/** One open subscriptions/listen stream. */
+interface Listening {
+  readonly key: string;
+  readonly subscription: OpenedSubscription;
+  /** How it ends: 'graceful' writes close()'s result; 'silent' (client cancel, teardown) writes nothing. */
+  ending: 'graceful' | 'silent' | undefined;
+  readonly stop: () => void;
+}
+
+/**
+ * One stdio connection: one input, one output, one initialize-based session for its lifetime.
+ *
+ *   input ──► LineReader ──► line ──► decode ──┬─ request ──► executor.submit ──► dispatch ──► Writer ──► output
+ *                │                             ├─ notification / session request: inline, in order
+ *                └─ oversized ──► -32600       └─ cancelled ──► abort that request; nothing written for it
+ *
+ * Invariants: every admitted request ends in exactly one written response (its own, -32000
+ * overloaded, -32001 timed out) unless the client cancelled it or serving failed; a cancelled
+ * request's handler may finish, but its response is dropped (the task's signal is aborted, and
+ * every write checks it). Lines are not read while the output is blocked.
+ */
+export class StdioConnection {
+  readonly #dispatcher: Dispatcher;
+  readonly #settings: ServeSettings;
+  readonly #executor: Executor;
+  readonly #owner: ExecutorOwner;
+  readonly #writer: Writer;
+  readonly #reader: LineReader;
+  readonly #requests = new Map<string, Entry>();
+  readonly #listening = new Map<string, Listening>();
+  #session: Session | undefined;
+  /** Admitted requests and open subscriptions not yet finished. */
+  #active = 0;
+  #whenIdle: (() => void) | undefined;
+  #closingSubscriptions = false;
+  #failure: Error | undefined;
+  #fail: (error: Error) => void = () => {};
+  #stopReading: () => void = () => {};
+
+  constructor(dispatcher: Dispatcher, settings: ServeSettings) {
+    this.#dispatcher = dispatcher;
+    this.#settings = settings;
+    this.#executor = settings.executor;
+    this.#owner = settings.executor.owner();
+    this.#writer = new Writer(settings.output, settings.writeTimeout, (error) => this.#terminate(error));
+    this.#reader = new LineReader(settings.maxLineBytes, {
+      line: (bytes) => this.#onLine(bytes),
+      oversized: (length) => this.#onOversized(length),
+    });
+  }
+
+  /** Resolves after EOF (or the stop signal) once every admitted request is answered and written. */
+  async run(): Promise<void> {
+    const failed = new Promise<never>((_, reject) => {
+      this.#fail = reject;
+    });
+    failed.catch(() => {}); // observed below; never unhandled
+    if (this.#failure) this.#fail(this.#failure);
+    try {
+      await Promise.race([this.#read(), failed]);
+      await Promise.race([this.#idle(), failed]);
+      // Every request is done; subscriptions end gracefully with their listen result.
+      this.#closingSubscriptions = true;
+      for (const listening of this.#listening.values()) this.#endSubscription(listening, 'graceful');
+      await Promise.race([this.#idle(), failed]);
+      await Promise.race([this.#writer.ready(), failed]);
+      if (this.#failure) throw this.#failure;
+    } finally {
+      this.#stopReading();
+      this.#writer.detach();
+      this.#owner.close();
+    }
+  }
+
+  // ---- reading --------------------------------------------------------------------------
+
+  #read(): Promise<void> {
+    const { input, signal } = this.#settings;
+    return new Promise<void>((resolve) => {
+      // Chunks wait here while a line handler is pending (the input is paused then, but a stream
+      // that ignores pause() must not reorder lines).
+      const waiting: Uint8Array[] = [];
+      let busy = false;
+      let ended = false;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        this.#stopReading();
+        resolve();
+      };
+      // Called when no line handler is pending.
+      const next = (): void => {
+        const chunk = waiting.shift();
+        if (chunk !== undefined) run(chunk);
+        else if (ended) run(undefined);
+        else input.resume();
+      };
+      const run = (chunk: Uint8Array | undefined): void => {
+        const atEnd = chunk === undefined;
+        const pending = atEnd ? this.#reader.end() : this.#reader.push(chunk);
+        if (pending === undefined) {
+          if (atEnd) finish();
+          else if (waiting.length > 0 || ended) next();
+          return;
+        }
+        busy = true;
+        input.pause();
+        const resume = () => {
+          busy = false;
+          if (done) return;
+          if (atEnd) finish();
+          else next();
+        };
+        pending.then(resume, (error: unknown) => {
+          logInternal(error);
+          resume();
+        });
+      };
+      const onData = (chunk: Uint8Array | string) => {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+        if (busy) waiting.push(bytes);
+        else run(bytes);
+      };
+      const onEnd = () => {
+        if (ended) return;
+        ended = true;
+        if (!busy) next();
+      };
+      const onError = (error: unknown) => {
+        this.#terminate(
+          stdioError('SNODO_ERR_READ_FAILED', error instanceof Error ? error.message : String(error), error),
+        );
+      };
+      const onAbort = () => finish();
+      this.#stopReading = () => {
+        this.#stopReading = () => {};
+        done = true;
+        waiting.length = 0;
+        this.#reader.stop();
+        input.off('data', onData);
+        input.off('end', onEnd);
+        input.off('close', onEnd);
+        input.off('error', onError);
+        signal?.removeEventListener('abort', onAbort);
+        input.pause();
+      };
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      input.on('error', onError);
+      input.on('end', onEnd);
+      input.on('close', onEnd); // destroyed without 'end': treated as EOF
+      input.on('data', onData);
+      input.resume();
+    });
+  }
+
+  #onLine(bytes: Uint8Array): void | Promise<void> {
+    if (this.#writer.blocked) return this.#writer.ready().then(() => this.#onLine(bytes));
+    const decoded = decodeMessage(bytes);
+    switch (decoded.kind) {
+      case 'request':
+        if (SESSION_METHODS.has(decoded.method)) return this.#runInline(decoded);
+        this.#submit(decoded);
+        return;
+      case 'notification':
+        return this.#dispatcher
+          .dispatch(decoded, this.#context())
+          .then((outcome) => this.#onNotification(outcome));
+      case 'response':
+        return this.#onClientResponse(decoded);
+      case 'invalid':
+        this.#writer.write({ jsonrpc: '2.0', id: decoded.id, error: decoded.error });
+        return;
+      case 'batch':
+        this.#submitBatch(decoded.items);
+        return;
+    }
+  }
+
+  #onOversized(length: number): void | Promise<void> {
+    if (this.#writer.blocked) return this.#writer.ready().then(() => this.#onOversized(length));
+    const { maxLineBytes } = this.#settings;
+    this.#writer.write({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: ErrorCode.InvalidRequest,
+        message: `${ERROR_TABLE[ErrorCode.InvalidRequest].message}: line of ${length} bytes exceeds maxLineBytes (${maxLineBytes})`,
+        data: { maxLineBytes },
+      },
+    });
+  }
+
+  #onNotification(outcome: Outcome): void {
+    this.#adopt(outcome);
+    if (outcome.type !== 'none' || outcome.cancel === undefined) return;
+    const key = idKey(outcome.cancel);
+    const entry = this.#requests.get(key);
+    if (entry !== undefined) {
+      entry.cancel.abort(new Error('cancelled by the client'));
+      return;
+    }
+    const listening = this.#listening.get(key);
+    if (listening !== undefined) this.#endSubscription(listening, 'silent');
+  }
+
+  /**
+   * A client's JSON-RPC response, which answers a request the server sent (initialize-based
+   * revisions: sampling, elicitation, roots). This is the seam for core's server-request channel:
+   * until it exists, core's dispatch ignores responses.
+   */
+  #onClientResponse(decoded: DecodedSingle): Promise<void> {
+    return this.#dispatcher.dispatch(decoded, this.#context()).then((outcome) => this.#adopt(outcome));
+  }
+
+  // ---- requests -------------------------------------------------------------------------
+
+  #context(signal?: AbortSignal): DispatchContext {
+    // Stateless 2026-07-28 requests ignore the session: core selects the revision per request.
+    const session = this.#session;
+    if (signal === undefined) return session === undefined ? {} : { session };
+    return session === undefined ? { signal } : { signal, session };
+  }
+
+  #adopt(outcome: Outcome): void {
+    if ('session' in outcome && outcome.session !== undefined) {
+      // One stdio connection is one initialize-based session: later lines see this value.
+      // (Core's session notification stream, once exported, is opened here for initialized sessions.)
+      this.#session = outcome.session;
+    }
+  }
+
+  async #runInline(request: Request): Promise<void> {
+    const entry = this.#admit(request.id);
+    try {
+      const outcome = await this.#dispatcher.dispatch(request, this.#context());
+      this.#adopt(outcome);
+      await this.#deliver(entry, outcome, entry.cancel.signal);
+    } catch (error) {
+      this.#internalError(entry, error);
+    } finally {
+      this.#release(entry);
+    }
+  }
+
+  #submit(request: Request): void {
+    const entry = this.#admit(request.id);
+    this.#executor
+      .submit((signal) => this.#execute(entry, request, signal), {
+        owner: this.#owner,
+        signal: entry.cancel.signal,
+        timeout: this.#settings.requestTimeout,
+      })
+      .then(
+        () => this.#release(entry),
+        (error: unknown) => {
+          this.#refused(entry, error);
+          this.#release(entry);
+        },
+      );
+  }
+
+  async #execute(entry: Entry, request: Request, signal: AbortSignal): Promise<void> {
+    const outcome = await this.#dispatcher.dispatch(request, this.#context(signal));
+    this.#adopt(outcome);
+    await this.#deliver(entry, outcome, signal);
+  }
+
+  #submitBatch(items: DecodedSingle[]): void {
+    // A 2025-03-26 batch runs as one task and is answered with one line; its items cannot be cancelled one by one.
+    this.#active++;
+    this.#executor
+      .submit(
+        async (signal) => {
+          const outcome = await this.#dispatcher.dispatchBatch(items, this.#context(signal));
+          if (outcome.session !== undefined) this.#session = outcome.session;
+          if (outcome.responses.length > 0 && !signal.aborted) await this.#write(outcome.responses);
+        },
+        { owner: this.#owner, timeout: this.#settings.requestTimeout },
+      )
+      .then(
+        () => this.#done(),
+        (error: unknown) => {
+          if (ExecutorError.is(error) && error.code !== 'SNODO_ERR_CANCELLED') {
+            const ids = items
+              .filter((item): item is Request => item.kind === 'request')
+              .map((item) => item.id);
+            const wire = wireError(error);
+            if (ids.length > 0) this.#writer.write(ids.map((id) => ({ jsonrpc: '2.0', id, error: wire })));
+          } else if (!ExecutorError.is(error)) {
+            logInternal(error);
+          }
+          this.#done();
+        },
+      );
+  }
+
+  /** Writes an outcome's messages in order; nothing once `signal` aborted (cancel, deadline, teardown). */
+  async #deliver(entry: Entry, outcome: Outcome, signal: AbortSignal): Promise<void> {
+    switch (outcome.type) {
+      case 'response':
+        return this.#answer(entry, outcome.message, signal);
+      case 'stream':
+        // Read to the end even once aborted: the task keeps its executor slot until the handler is done.
+        for await (const message of outcome.messages) {
+          if (isResponse(message)) await this.#answer(entry, message, signal);
+          else if (!signal.aborted && !entry.answered) await this.#write(message);
+        }
+        return;
+      case 'subscription':
+        entry.answered = true; // the listen request is answered by its stream, then by close()'s result
+        this.#openSubscription(entry, outcome.subscription, signal);
+        return;
+      case 'none':
+        return;
+    }
+  }
+
+  #answer(entry: Entry, message: JsonRpcResponse, signal: AbortSignal): Promise<void> | undefined {
+    if (signal.aborted || entry.answered) return;
+    entry.answered = true;
+    return this.#write(message);
+  }
+
+  /** Why the executor gave up on a request: answers it unless the client cancelled it or serving failed. */
+  #refused(entry: Entry, error: unknown): void {
+    if (!ExecutorError.is(error)) {
+      this.#internalError(entry, error);
+      return;
+    }
+    if (error.code === 'SNODO_ERR_CANCELLED' || entry.answered) return;
+    entry.answered = true;
+    this.#writer.write({ jsonrpc: '2.0', id: entry.id, error: wireError(error) });
+  }
+
+  #internalError(entry: Entry, error: unknown): void {
+    logInternal(error);
+    if (entry.answered || entry.cancel.signal.aborted || this.#failure) return;
+    entry.answered = true;
+    this.#writer.write({
+      jsonrpc: '2.0',
+      id: entry.id,
+      error: { code: ErrorCode.InternalError, message: ERROR_TABLE[ErrorCode.InternalError].message },
+    });
+  }
+
+  #admit(id: RequestId): Entry {
+    const entry: Entry = { id, key: idKey(id), cancel: new AbortController(), answered: false };
+    // Ids must be unique among requests in flight; a duplicate takes over the id for cancellation.
+    this.#requests.set(entry.key, entry);
+    this.#active++;
+    return entry;
+  }
+
+  #release(entry: Entry): void {
+    if (this.#requests.get(entry.key) === entry) this.#requests.delete(entry.key);
+    this.#done();
+  }
+
+  // ---- subscriptions --------------------------------------------------------------------
+
+  #openSubscription(entry: Entry, subscription: OpenedSubscription, signal: AbortSignal): void {
+    const slot = signal.aborted ? null : this.#executor.acquireSubscription(this.#owner);
+    if (slot === null) {
+      subscription.close();
+      if (!signal.aborted) {
+        this.#writer.write({
+          jsonrpc: '2.0',
+          id: entry.id,
+          error: {
+            code: ErrorCode.ServerOverloaded,
+            message: `${ERROR_TABLE[ErrorCode.ServerOverloaded].message}: too many open subscriptions`,
+          },
+        });
+      }
+      return;
+    }
+    let stop!: () => void;
+    const stopped = new Promise<undefined>((resolve) => {
+      stop = () => resolve(undefined);
+    });
+    const listening: Listening = { key: entry.key, subscription, ending: undefined, stop };
+    this.#listening.set(listening.key, listening);
+    this.#active++;
+    this.#pump(listening, stopped).finally(() => {
+      slot.release();
+      if (this.#listening.get(listening.key) === listening) this.#listening.delete(listening.key);
+      this.#done();
+    });
+    if (this.#closingSubscriptions) this.#endSubscription(listening, 'graceful');
+  }
+
+  async #pump(listening: Listening, stopped: Promise<undefined>): Promise<void> {
+    const iterator = listening.subscription[Symbol.asyncIterator]();
+    try {
+      while (listening.ending === undefined) {
+        const next = await Promise.race([iterator.next(), stopped]);
+        if (next === undefined || next.done === true || listening.ending !== undefined) break;
+        await this.#write(next.value);
+      }
+    } catch (error) {
+      logInternal(error);
+    } finally {
+      // Ended by the server (or its queue overflowed) counts as graceful: the client gets the listen result.
+      const ending = listening.ending ?? 'graceful';
+      listening.ending = ending;
+      const final = listening.subscription.close();
+      if (ending === 'graceful' && !this.#failure) await this.#write(final);
+      void iterator.return?.();
+    }
+  }
+
+  #endSubscription(listening: Listening, ending: 'graceful' | 'silent'): void {
+    if (listening.ending !== undefined) return;
+    listening.ending = ending;
+    listening.subscription.close();
+    listening.stop();
+  }
+
+  // ---- writing, lifecycle ---------------------------------------------------------------
+
+  /** Writes one message (or a batch array) as one line; settles when the output can take more. */
+  #write(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> | undefined {
+    if (this.#writer.write(message)) return;
+    return this.#writer.ready();
+  }
+
+  #done(): void {
+    this.#active--;
+    if (this.#active === 0) {
+      const resolve = this.#whenIdle;
+      this.#whenIdle = undefined;
+      resolve?.();
+    }
+  }
+
+  #idle(): Promise<void> {
+    if (this.#active === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#whenIdle = resolve;
+    });
+  }
+
+  /** Terminal failure: stop reading, abort every task and subscription, reject `run`. */
+  #terminate(error: Error): void {
+    if (this.#failure) return;
+    this.#failure = error;
+    this.#stopReading();
+    this.#owner.close(error);
+    for (const listening of this.#listening.values()) this.#endSubscription(listening, 'silent');
+    this.#fail(error);
+  }
+}
+
+/** Map key of a request id: strings and integers with the same digits are different ids. */
+function idKey(id: RequestId): string {
+  return typeof id === 'string' ? `s${id}` : `n${String(id)}`;
+}
+
+function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
+  return !('method' in message);
+}
+
+function wireError(error: ExecutorError): JsonRpcErrorObject {
+  switch (error.code) {
+    case 'SNODO_ERR_REQUEST_TIMEOUT':
+      return { code: ErrorCode.RequestTimeout, message: ERROR_TABLE[ErrorCode.RequestTimeout].message };
+    case 'SNODO_ERR_EXECUTOR_CLOSED':
+      return {
+        code: ErrorCode.ServerOverloaded,
+        message: `${ERROR_TABLE[ErrorCode.ServerOverloaded].message}: the executor is closed`,
+      };
+    default:
+      return { code: ErrorCode.ServerOverloaded, message: ERROR_TABLE[ErrorCode.ServerOverloaded].message };
+  }
+}
+
+/** The library's only log output, on stderr: stdout carries protocol messages alone. */
+function logInternal(error: unknown): void {
+  console.error('[@snodo/transport-stdio] unexpected error while serving a request:', error);
+}

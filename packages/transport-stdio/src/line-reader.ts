@@ -1,0 +1,146 @@
+/**
+ * Splits a byte stream into lines with a bound on what one line may hold.
+ *
+ *   chunk ──► [ parts of the current line ] ──► line(bytes)      parts hold <= maxLineBytes bytes
+ *                        │ would exceed
+ *                        ▼
+ *             discarding: count bytes, keep none ──► oversized(length) at its newline (or EOF)
+ *
+ * - A line is the bytes before '\n' (a '\r' before it stays: JSON treats it as whitespace).
+ * - A line of at most maxLineBytes is delivered whole; a longer one is never held: its bytes are
+ *   dropped as they arrive and only its length is reported, once it ends.
+ * - A UTF-8 BOM at the very start of the stream is dropped, even when split across chunks.
+ * - Blank lines (spaces, tabs, '\r' only) are skipped.
+ * - A final line without '\n' is delivered at end().
+ * - Handlers may return a promise: the next line is not delivered before it settles, so lines
+ *   are handled strictly in order. push() then returns a promise for the rest of its chunk.
+ */
+export interface LineHandlers {
+  line(bytes: Uint8Array): void | Promise<void>;
+  oversized(length: number): void | Promise<void>;
+}
+
+const NEWLINE = 0x0a;
+const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
+const EMPTY = new Uint8Array(0);
+
+export class LineReader {
+  readonly #maxLineBytes: number;
+  readonly #handlers: LineHandlers;
+  #parts: Uint8Array[] = [];
+  #partBytes = 0;
+  /** Bytes of the current line already dropped; -1 while the line is within the limit. */
+  #discarded = -1;
+  /** Bytes of a BOM matched so far at the start of the stream; 3 once settled either way. */
+  #bomMatched = 0;
+  #stopped = false;
+
+  constructor(maxLineBytes: number, handlers: LineHandlers) {
+    this.#maxLineBytes = maxLineBytes;
+    this.#handlers = handlers;
+  }
+
+  /** Delivers no more lines, even from a chunk being processed. */
+  stop(): void {
+    this.#stopped = true;
+    this.#parts = [];
+  }
+
+  push(chunk: Uint8Array): void | Promise<void> {
+    if (this.#bomMatched < BOM.length) {
+      chunk = this.#skipBom(chunk);
+      if (chunk.length === 0) return;
+    }
+    return this.#scan(chunk, 0);
+  }
+
+  /** The input ended: delivers the unterminated last line, if any. */
+  end(): void | Promise<void> {
+    if (this.#bomMatched > 0 && this.#bomMatched < BOM.length) {
+      // The stream ended inside what looked like a BOM: those bytes were content.
+      this.#parts.push(BOM.subarray(0, this.#bomMatched));
+      this.#partBytes += this.#bomMatched;
+    }
+    this.#bomMatched = BOM.length;
+    if (this.#discarded >= 0) return this.#finishOversized();
+    if (this.#partBytes === 0) return;
+    return this.#finishLine(EMPTY);
+  }
+
+  #scan(chunk: Uint8Array, from: number): void | Promise<void> {
+    let start = from;
+    while (start < chunk.length && !this.#stopped) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const stop = newline === -1 ? chunk.length : newline;
+      const pending =
+        this.#discarded >= 0
+          ? this.#discard(start, stop, newline !== -1)
+          : this.#take(chunk, start, stop, newline !== -1);
+      start = stop + 1;
+      if (pending !== undefined) {
+        return start < chunk.length ? pending.then(() => this.#scan(chunk, start)) : pending;
+      }
+    }
+  }
+
+  #take(chunk: Uint8Array, start: number, stop: number, complete: boolean): void | Promise<void> {
+    const length = stop - start;
+    if (this.#partBytes + length > this.#maxLineBytes) {
+      this.#discarded = this.#partBytes;
+      this.#parts = [];
+      this.#partBytes = 0;
+      return this.#discard(start, stop, complete);
+    }
+    if (complete) return this.#finishLine(chunk.subarray(start, stop));
+    if (length > 0) {
+      this.#parts.push(chunk.subarray(start, stop));
+      this.#partBytes += length;
+    }
+  }
+
+  #discard(start: number, stop: number, complete: boolean): void | Promise<void> {
+    this.#discarded += stop - start;
+    if (complete) return this.#finishOversized();
+  }
+
+  #finishOversized(): void | Promise<void> {
+    const length = this.#discarded;
+    this.#discarded = -1;
+    return this.#handlers.oversized(length);
+  }
+
+  #finishLine(last: Uint8Array): void | Promise<void> {
+    let line = last;
+    if (this.#parts.length > 0) {
+      this.#parts.push(last);
+      line = Buffer.concat(this.#parts, this.#partBytes + last.length);
+      this.#parts = [];
+      this.#partBytes = 0;
+    }
+    if (isBlank(line)) return;
+    return this.#handlers.line(line);
+  }
+
+  #skipBom(chunk: Uint8Array): Uint8Array {
+    let i = 0;
+    while (i < chunk.length && this.#bomMatched < BOM.length) {
+      if (chunk[i] !== BOM[this.#bomMatched]) {
+        // Not a BOM: the bytes matched so far (from earlier chunks) are content.
+        const held = this.#bomMatched - i;
+        this.#bomMatched = BOM.length;
+        return held > 0 ? Buffer.concat([BOM.subarray(0, held), chunk]) : chunk;
+      }
+      this.#bomMatched++;
+      i++;
+    }
+    return chunk.subarray(i);
+  }
+}
+
+function isBlank(line: Uint8Array): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const byte = line[i];
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  }
+  return true;
+}

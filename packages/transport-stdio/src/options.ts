@@ -1,0 +1,140 @@
+import { Executor, MAX_REQUEST_TIMEOUT } from '@snodo/core';
+import { DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITE_TIMEOUT, MAX_TIMEOUT } from './defaults.js';
+import { stdioError } from './errors.js';
+
+export interface ServeOptions {
+  /** Where messages come from, one JSON-RPC message per line. Default `process.stdin`. */
+  input?: NodeJS.ReadableStream;
+  /** Where messages go. Nothing else is ever written to it. Default `process.stdout`. Never ended by `serve`. */
+  output?: NodeJS.WritableStream;
+  /**
+   * Milliseconds a write may stay blocked (output not draining) before serving ends with
+   * `SNODO_ERR_WRITE_TIMEOUT`. A positive integer, or Infinity to wait forever. Default 5,000.
+   */
+  writeTimeout?: number;
+  /** Bytes of one line, newline excluded; a longer line gets -32600 (id null) before decoding. Default 2,000,000. */
+  maxLineBytes?: number;
+  /**
+   * Deadline of each request in ms, counted from when it was read; past it the request is aborted
+   * and answered with -32001. 0 or Infinity disables it. Default: the executor's (60,000 ms).
+   */
+  requestTimeout?: number;
+  /** Runs the requests; share one between transports to share its bounds. Default: a new `Executor`. */
+  executor?: Executor;
+  /** Shortcut for `new Executor({ maxConcurrency })` (not with `executor`). Default 64. */
+  maxConcurrency?: number;
+  /** Shortcut for `new Executor({ maxQueue })` (not with `executor`). Default 256. */
+  maxQueue?: number;
+  /** Aborting it stops reading and ends serving as EOF does (admitted requests finish). */
+  signal?: AbortSignal;
+}
+
+export interface ServeSettings {
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+  readonly writeTimeout: number;
+  readonly maxLineBytes: number;
+  readonly requestTimeout: number | undefined;
+  readonly executor: Executor;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** Validates the options once; every message names the option and its rule. */
+export function resolveOptions(options: ServeOptions): ServeSettings {
+  if (typeof options !== 'object' || options === null)
+    throw invalid(`options must be an object, got ${describe(options)}`);
+  const input = options.input ?? process.stdin;
+  if (
+    typeof input.on !== 'function' ||
+    typeof input.pause !== 'function' ||
+    typeof input.resume !== 'function'
+  ) {
+    throw invalid('input must be a readable stream');
+  }
+  const output = options.output ?? process.stdout;
+  if (typeof output.write !== 'function' || typeof output.on !== 'function') {
+    throw invalid('output must be a writable stream');
+  }
+  const writeTimeout = timeout('writeTimeout', options.writeTimeout, DEFAULT_WRITE_TIMEOUT);
+  const maxLineBytes = positiveInteger('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_LINE_BYTES);
+  const requestTimeout = requestDeadline(options.requestTimeout);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw invalid(`signal must be an AbortSignal, got ${describe(options.signal)}`);
+  }
+  let executor = options.executor;
+  if (executor === undefined) {
+    const maxConcurrency = positiveInteger('maxConcurrency', options.maxConcurrency, undefined);
+    const maxQueue = nonNegativeInteger('maxQueue', options.maxQueue);
+    executor = new Executor({ maxConcurrency, maxQueue });
+  } else {
+    // Duck-typed rather than instanceof, so an executor from another loaded copy of core works.
+    if (
+      typeof executor !== 'object' ||
+      executor === null ||
+      typeof executor.submit !== 'function' ||
+      typeof executor.owner !== 'function'
+    ) {
+      throw invalid(`executor must be an Executor, got ${describe(executor)}`);
+    }
+    for (const name of ['maxConcurrency', 'maxQueue'] as const) {
+      if (options[name] !== undefined)
+        throw invalid(`${name} cannot be combined with executor: set it on the executor`);
+    }
+  }
+  return { input, output, writeTimeout, maxLineBytes, requestTimeout, executor, signal: options.signal };
+}
+
+function positiveInteger<T extends number | undefined>(
+  name: string,
+  value: unknown,
+  fallback: T,
+): number | T {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw invalid(`${name} must be a positive integer, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function nonNegativeInteger(name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw invalid(`${name} must be a non-negative integer, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function timeout(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (value === Number.POSITIVE_INFINITY) return value;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT) {
+    throw invalid(
+      `${name} must be an integer number of milliseconds from 1 to ${MAX_TIMEOUT}, or Infinity, got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+function requestDeadline(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (
+    typeof value !== 'number' ||
+    !(value >= 0 && (value <= MAX_REQUEST_TIMEOUT || value === Number.POSITIVE_INFINITY))
+  ) {
+    throw invalid(
+      `requestTimeout must be a number of milliseconds from 0 to ${MAX_REQUEST_TIMEOUT}, or Infinity (0 and Infinity disable it), got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+function invalid(detail: string) {
+  return stdioError('SNODO_ERR_INVALID_OPTION', detail);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return String(value);
+}
