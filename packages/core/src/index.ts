@@ -1,9 +1,11 @@
 // Public API of @snodo/core. Sibling packages reach internals through `@snodo/core/internal`.
-export { DIALECTS, dialectFor, isKnownVersion } from './dialects/registry.js';
+
 export type { Dialect, Era, MethodClass, MethodSpec, Shaping } from './dialects/dialect.js';
-export type { AuthInfo, HandlerContext } from './dispatch/context.js';
+export { DIALECTS, dialectFor, isKnownVersion } from './dialects/registry.js';
 export { type BatchOutcome, dispatchBatch } from './dispatch/batch.js';
+export type { AuthInfo, HandlerContext, InputOptions } from './dispatch/context.js';
 export { type DispatchContext, dispatch } from './dispatch/dispatch.js';
+export { type ClientRequestChannel, ClientRequestError, type InputRequest } from './dispatch/input.js';
 export type { OpenedSubscription, Outcome } from './dispatch/outcome.js';
 export type { Session } from './dispatch/session.js';
 export { DEFAULT_MAX_STREAM_BUFFER } from './dispatch/stream.js';
@@ -52,7 +54,17 @@ export type {
   JsonRpcResponse,
   JsonRpcResultResponse,
 } from './jsonrpc/types.js';
-export { DEFAULT_CACHE_SCOPE, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS } from './limits/defaults.js';
+export {
+  DEFAULT_CACHE_SCOPE,
+  DEFAULT_MAX_INPUT_ROUNDS,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_REQUEST_STATE_TTL_MS,
+  DEFAULT_SUBSCRIPTION_QUEUE,
+  DEFAULT_TTL_MS,
+  MAX_COMPLETION_VALUES,
+  MAX_RESERVED_EXPRESSIONS,
+  MAX_URI_LENGTH,
+} from './limits/defaults.js';
 export {
   type CacheHint,
   type CacheScope,
@@ -71,7 +83,49 @@ export {
   SUPPORTED_VERSIONS,
   type ToolAnnotations,
 } from './protocol/types.js';
+export type { Extension, ExtensionDefinition, ExtensionMethod } from './router/extension.js';
+export {
+  type Prompt,
+  type PromptArgument,
+  type PromptDefinition,
+  type PromptMessage,
+  type PromptReturn,
+  prompt,
+} from './router/prompt.js';
+export {
+  type Completer,
+  type ReadReturn,
+  type Resource,
+  type ResourceDefinition,
+  type ResourceTemplate,
+  type ResourceTemplateDefinition,
+  resource,
+  resourceTemplate,
+} from './router/resource.js';
 export type { Instructions, InstructionsContext, Runtime } from './router/runtime.js';
-export type { CompiledSchema, JsonSchemaObject, SchemaInput, SchemaIssue, StandardSchemaLike } from './router/schema.js';
+export type {
+  CompiledSchema,
+  JsonSchemaObject,
+  SchemaInput,
+  SchemaIssue,
+  StandardSchemaLike,
+} from './router/schema.js';
 export { createServer, type ServerDefinition } from './router/server.js';
 export { type Tool, type ToolDefinition, type ToolReturn, tool } from './router/tool.js';
+export {
+  compareTemplatePrecedence,
+  parseUriTemplate,
+  type UriTemplate,
+  UriTemplateError,
+} from './router/uri-template.js';
+export {
+  type ChangeEvent,
+  type ChangeHub,
+  type ChangeListener,
+  createChangeHub,
+} from './subscriptions/hub.js';
+export type { SubscriptionFilter } from './subscriptions/listen.js';
+export {
+  openSessionNotifications,
+  type SessionNotifications,
+} from './subscriptions/session-notifications.js';

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createServer, DIALECTS, decodeMessage, dispatchBatch, encodeJson, ErrorCode, ProtocolError } from '../src/index.js';
+import {
+  createServer,
+  DIALECTS,
+  decodeMessage,
+  dispatchBatch,
+  ErrorCode,
+  encodeJson,
+  ProtocolError,
+} from '../src/index.js';
 import { demoServer, initialize, legacy, MODERN, modern } from './helpers/demo.js';
 import { run } from './helpers/run.js';
 import { expectResponse } from './helpers/wire-schema.js';
@@ -24,7 +32,8 @@ const linking = createServer({
 async function call(version: string) {
   if (version === MODERN) return (await run(linking, modern('tools/call', { name: 'link' }))).response;
   const { outcome } = await run(linking, initialize(version));
-  return (await run(linking, legacy('tools/call', { name: 'link' }), { session: (outcome as any).session })).response;
+  return (await run(linking, legacy('tools/call', { name: 'link' }), { session: (outcome as any).session }))
+    .response;
 }
 
 describe('dialects shape the neutral result for their wire', () => {
@@ -64,7 +73,12 @@ describe('dialects shape the neutral result for their wire', () => {
   });
 
   it('initialize serverInfo carries only the fields of the revision', async () => {
-    const titled = createServer({ name: 'n', version: '1', title: 'Nice', websiteUrl: 'https://example.com' });
+    const titled = createServer({
+      name: 'n',
+      version: '1',
+      title: 'Nice',
+      websiteUrl: 'https://example.com',
+    });
     const old = await run(titled, initialize('2025-03-26'));
     expectResponse('2025-03-26', 'initialize', old.response);
     expect(old.response.result.serverInfo).toEqual({ name: 'n', version: '1' });
@@ -77,7 +91,11 @@ describe('dialects shape the neutral result for their wire', () => {
   it('resource not found is -32602 on 2026-07-28 and -32002 before', () => {
     const error = ProtocolError.resourceNotFound('demo://missing');
     const byVersion = Object.fromEntries(DIALECTS.map((d) => [d.version, d.shapeError(error)]));
-    expect(byVersion['2026-07-28']).toEqual({ code: -32602, message: 'Resource not found: demo://missing', data: { uri: 'demo://missing' } });
+    expect(byVersion['2026-07-28']).toEqual({
+      code: -32602,
+      message: 'Resource not found: demo://missing',
+      data: { uri: 'demo://missing' },
+    });
     for (const version of ['2025-11-25', '2025-06-18', '2025-03-26']) {
       expect(byVersion[version]?.code).toBe(ErrorCode.ResourceNotFoundLegacy);
     }
@@ -95,7 +113,12 @@ describe('JSON-RPC batches (2025-03-26 only)', () => {
   it('runs the requests of a batch and answers them in order, skipping notifications', async () => {
     const batch = decodeMessage(
       JSON.stringify([
-        { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'echo', arguments: { text: 'one' } } },
+        {
+          jsonrpc: '2.0',
+          id: 'a',
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'one' } },
+        },
         { jsonrpc: '2.0', method: 'notifications/initialized' },
         { jsonrpc: '2.0', id: 'b', method: 'ping' },
         { jsonrpc: '2.0', id: 'c', method: 'nope' },
@@ -111,7 +134,11 @@ describe('JSON-RPC batches (2025-03-26 only)', () => {
 
   it('refuses batches on 2025-06-18, 2025-11-25, 2026-07-28 and without a session', async () => {
     const items = [{ kind: 'request' as const, id: 1, method: 'ping', params: undefined, message: {} }];
-    for (const context of [{ session: await session('2025-06-18') }, { session: await session('2025-11-25') }, {}]) {
+    for (const context of [
+      { session: await session('2025-06-18') },
+      { session: await session('2025-11-25') },
+      {},
+    ]) {
       const outcome = await dispatchBatch(runtime, items, context);
       expect(outcome.responses).toEqual([
         { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('2025-03-26') } },
@@ -134,7 +161,19 @@ describe('identity values are echoed byte for byte', () => {
     expect(outcome.type).toBe('stream');
     expect(notifications).toEqual([]);
     const streamed = await run(
-      createServer({ name: 'p', version: '1', tools: [{ name: 'p', handler: (_a, ctx) => (ctx.progress(1), 'ok') }] }),
+      createServer({
+        name: 'p',
+        version: '1',
+        tools: [
+          {
+            name: 'p',
+            handler: (_a, ctx) => {
+              ctx.progress(1);
+              return 'ok';
+            },
+          },
+        ],
+      }),
       decodeMessage(text.replace('"name":"echo"', '"name":"p"')),
     );
     const wire = streamed.notifications.map((n) => encodeJson(n)).concat(encodeJson(streamed.response));
@@ -143,14 +182,19 @@ describe('identity values are echoed byte for byte', () => {
   });
 
   it('an out-of-range id is refused with -32600 and id null', async () => {
-    const { response } = await run(runtime, decodeMessage('{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}'));
+    const { response } = await run(
+      runtime,
+      decodeMessage('{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}'),
+    );
     expect(response).toEqual({ jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) });
   });
 
   it('an out-of-range progressToken is refused with -32602 echoing the id', async () => {
     const { response } = await run(
       runtime,
-      decodeMessage('{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"progressToken":9223372036854775808}}}'),
+      decodeMessage(
+        '{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"progressToken":9223372036854775808}}}',
+      ),
     );
     expect(response.id).toBe(5);
     expect(response.error.code).toBe(-32602);

@@ -5,29 +5,55 @@ import { demoServer, initialize, modern } from './helpers/demo.js';
 import { run } from './helpers/run.js';
 
 const runtime = demoServer();
-const METHODS = ['initialize', 'ping', 'server/discover', 'tools/list', 'tools/call', 'logging/setLevel', 'subscriptions/listen', 'notifications/cancelled', 'foo'];
+const METHODS = [
+  'initialize',
+  'ping',
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  'logging/setLevel',
+  'subscriptions/listen',
+  'notifications/cancelled',
+  'foo',
+];
 
 const json = fc.jsonValue({ maxDepth: 4 });
 const idLike = fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.double(), fc.boolean(), json);
 const message = fc.oneof(
   json,
   fc.record(
-    { jsonrpc: fc.oneof(fc.constant('2.0'), fc.string()), id: idLike, method: fc.oneof(fc.constantFrom(...METHODS), fc.string(), json), params: fc.oneof(json, fc.dictionary(fc.string(), json)) },
+    {
+      jsonrpc: fc.oneof(fc.constant('2.0'), fc.string()),
+      id: idLike,
+      method: fc.oneof(fc.constantFrom(...METHODS), fc.string(), json),
+      params: fc.oneof(json, fc.dictionary(fc.string(), json)),
+    },
     { requiredKeys: [] },
   ),
   // Valid requests with one part mutated.
-  fc.tuple(fc.constantFrom(...METHODS), fc.constantFrom('params', '_meta', 'id', 'name', 'arguments', 'cursor'), json).map(([method, part, value]) => {
-    const base: any = method === 'initialize' ? initialize('2025-06-18') : modern(method, { name: 'echo', arguments: { text: 'x' } });
-    if (part === 'params' || part === 'id') base[part] = value;
-    else if (part === '_meta') base.params._meta = value;
-    else base.params[part] = value;
-    return base;
-  }),
+  fc
+    .tuple(
+      fc.constantFrom(...METHODS),
+      fc.constantFrom('params', '_meta', 'id', 'name', 'arguments', 'cursor'),
+      json,
+    )
+    .map(([method, part, value]) => {
+      const base: any =
+        method === 'initialize'
+          ? initialize('2025-06-18')
+          : modern(method, { name: 'echo', arguments: { text: 'x' } });
+      if (part === 'params' || part === 'id') base[part] = value;
+      else if (part === '_meta') base.params._meta = value;
+      else base.params[part] = value;
+      return base;
+    }),
 );
 
 function wellFormedResponse(response: any): boolean {
-  if (typeof response !== 'object' || response === null || response.jsonrpc !== '2.0' || !('id' in response)) return false;
-  if ('result' in response) return typeof response.result === 'object' && response.result !== null && !('error' in response);
+  if (typeof response !== 'object' || response === null || response.jsonrpc !== '2.0' || !('id' in response))
+    return false;
+  if ('result' in response)
+    return typeof response.result === 'object' && response.result !== null && !('error' in response);
   return Number.isInteger(response.error?.code) && typeof response.error?.message === 'string';
 }
 

@@ -19,7 +19,11 @@ describe('tools on 2026-07-28', () => {
     expect(response.result.cacheScope).toBe('private');
     expect(response.result._meta[SERVER_INFO]).toEqual({ name: 'demo', version: '1.0.0' });
     const echo = response.result.tools.find((t: { name: string }) => t.name === 'echo');
-    expect(echo.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    expect(echo.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
   });
 
   it('gives the same order on every call', async () => {
@@ -46,7 +50,10 @@ describe('tools on 2026-07-28', () => {
   });
 
   it('calls a tool and returns its text with resultType complete', async () => {
-    const { response } = await run(runtime, modern('tools/call', { name: 'echo', arguments: { text: 'hi' } }));
+    const { response } = await run(
+      runtime,
+      modern('tools/call', { name: 'echo', arguments: { text: 'hi' } }),
+    );
     expectResponse(MODERN, 'tools/call', response);
     expect(response.result.content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(response.result.resultType).toBe('complete');
@@ -106,7 +113,10 @@ describe('tools on 2026-07-28', () => {
     });
     const { response } = await run(failing, modern('tools/call', { name: 'fail' }));
     expectResponse(MODERN, 'tools/call', response);
-    expect(response.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'disk on fire' }] });
+    expect(response.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'disk on fire' }],
+    });
   });
 
   it('refuses a call needing an undeclared client capability with -32021', async () => {
@@ -123,7 +133,11 @@ describe('tools on 2026-07-28', () => {
     });
     const declared = await run(
       asking,
-      modern('tools/call', { name: 'ask' }, { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }),
+      modern(
+        'tools/call',
+        { name: 'ask' },
+        { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+      ),
     );
     expect(declared.response.result.content[0].text).toBe('ok');
   });
@@ -151,8 +165,16 @@ describe('handler context', () => {
     const withToken = await run(runtime, modern('tools/call', { name: 'work' }, { progressToken: 'tok' }));
     expect(withToken.outcome.type).toBe('stream');
     expect(withToken.notifications).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 1, total: 3, message: 'one' } },
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok', progress: 2, total: 3 } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'tok', progress: 1, total: 3, message: 'one' },
+      },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'tok', progress: 2, total: 3 },
+      },
     ]);
     expect(withToken.response.result.content[0].text).toBe('done');
     const without = await run(runtime, modern('tools/call', { name: 'work' }));
@@ -165,13 +187,25 @@ describe('handler context', () => {
     const runtime = createServer({
       name: 'c',
       version: '1',
-      tools: [{ name: 'who', handler: (_a, ctx) => ((captured = ctx), 'ok') }],
+      tools: [
+        {
+          name: 'who',
+          handler: (_a, ctx) => {
+            captured = ctx;
+            return 'ok';
+          },
+        },
+      ],
     });
     const controller = new AbortController();
-    await run(runtime, modern('tools/call', { name: 'who' }, { 'io.modelcontextprotocol/clientCapabilities': { roots: {} } }), {
-      signal: controller.signal,
-      auth: { principal: 'alice' },
-    });
+    await run(
+      runtime,
+      modern('tools/call', { name: 'who' }, { 'io.modelcontextprotocol/clientCapabilities': { roots: {} } }),
+      {
+        signal: controller.signal,
+        auth: { principal: 'alice' },
+      },
+    );
     expect(captured.signal).toBe(controller.signal);
     expect(captured.clientCapabilities).toEqual({ roots: {} });
     expect(captured.protocolVersion).toBe(MODERN);
@@ -193,9 +227,16 @@ describe('handler context', () => {
         },
       ],
     });
-    const logged = await run(runtime, modern('tools/call', { name: 'chatty' }, { 'io.modelcontextprotocol/logLevel': 'info' }));
+    const logged = await run(
+      runtime,
+      modern('tools/call', { name: 'chatty' }, { 'io.modelcontextprotocol/logLevel': 'info' }),
+    );
     expect(logged.notifications).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'warning', data: 'shown', logger: 'disk' } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'warning', data: 'shown', logger: 'disk' },
+      },
     ]);
     const silent = await run(runtime, modern('tools/call', { name: 'chatty' }));
     expect(silent.notifications).toEqual([]);
@@ -206,7 +247,9 @@ describe('instructions', () => {
   it('are a string or a function of the request', async () => {
     const fixed = await run(demoServer(), modern('server/discover'));
     expect(fixed.response.result.instructions).toBe('Use echo to repeat text.');
-    const computed = demoServer({ instructions: (ctx) => `for ${ctx.auth?.principal} on ${ctx.protocolVersion}` });
+    const computed = demoServer({
+      instructions: (ctx) => `for ${ctx.auth?.principal} on ${ctx.protocolVersion}`,
+    });
     const discovered = await run(computed, modern('server/discover'), { auth: { principal: 'bob' } });
     expect(discovered.response.result.instructions).toBe(`for bob on ${MODERN}`);
     const initialized = await run(computed, initialize('2025-06-18'), { auth: { principal: 'eve' } });
@@ -216,13 +259,23 @@ describe('instructions', () => {
 
 describe('definitions are checked once, at createServer', () => {
   it('refuses bad tool names, duplicates, non-object schemas and bad options', () => {
-    const make = (tools: any[], extra = {}) => () => createServer({ name: 's', version: '1', tools, ...extra });
+    const make =
+      (tools: any[], extra = {}) =>
+      () =>
+        createServer({ name: 's', version: '1', tools, ...extra });
     expect(make([{ name: 'has space', handler: () => '' }])).toThrow(/tool name "has space" is invalid/);
-    expect(make([{ name: 'a', handler: () => '' }, { name: 'a', handler: () => '' }])).toThrow(/duplicate tool name "a"/);
+    expect(
+      make([
+        { name: 'a', handler: () => '' },
+        { name: 'a', handler: () => '' },
+      ]),
+    ).toThrow(/duplicate tool name "a"/);
     expect(make([{ name: 'a', inputSchema: z.string(), handler: () => '' }])).toThrow(/type "object"/);
     expect(make([{ name: 'a' }])).toThrow(/handler must be a function/);
     expect(make([], { pageSize: 0 })).toThrow(/pageSize must be a positive integer, got 0/);
-    expect(make([], { cache: { cacheScope: 'shared' } })).toThrow(/cache.cacheScope must be one of public, private/);
+    expect(make([], { cache: { cacheScope: 'shared' } })).toThrow(
+      /cache.cacheScope must be one of public, private/,
+    );
     expect(make([], { protocolVersions: ['2024-11-05'] })).toThrow(/unknown revision/);
     try {
       make([{ name: '' }])();
@@ -234,29 +287,34 @@ describe('definitions are checked once, at createServer', () => {
 });
 
 describe('tools on the initialize-based revisions', () => {
-  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('%s: list and call, shaped for the revision', async (version) => {
-    const runtime = demoServer();
-    const init = await run(runtime, initialize(version));
-    expectResponse(version, 'initialize', init.response);
-    const session = (init.outcome as { session: any }).session;
-    expect(session.protocolVersion).toBe(version);
-    const list = await run(runtime, legacy('tools/list'), { session });
-    expectResponse(version, 'tools/list', list.response);
-    expect(list.response.result.resultType).toBeUndefined();
-    expect(list.response.result.ttlMs).toBeUndefined();
-    const add = list.response.result.tools.find((t: { name: string }) => t.name === 'add');
-    const echo = list.response.result.tools.find((t: { name: string }) => t.name === 'echo');
-    const call = await run(runtime, legacy('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }), { session });
-    expectResponse(version, 'tools/call', call.response);
-    if (version === '2025-03-26') {
-      expect(add.outputSchema).toBeUndefined();
-      expect(echo.title).toBeUndefined();
-      expect(call.response.result.structuredContent).toBeUndefined();
-    } else {
-      expect(add.outputSchema).toBeDefined();
-      expect(echo.title).toBe('Echo');
-      expect(call.response.result.structuredContent).toEqual({ sum: 3 });
-    }
-    expect(call.response.result.content).toEqual([{ type: 'text', text: '{"sum":3}' }]);
-  });
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
+    '%s: list and call, shaped for the revision',
+    async (version) => {
+      const runtime = demoServer();
+      const init = await run(runtime, initialize(version));
+      expectResponse(version, 'initialize', init.response);
+      const session = (init.outcome as { session: any }).session;
+      expect(session.protocolVersion).toBe(version);
+      const list = await run(runtime, legacy('tools/list'), { session });
+      expectResponse(version, 'tools/list', list.response);
+      expect(list.response.result.resultType).toBeUndefined();
+      expect(list.response.result.ttlMs).toBeUndefined();
+      const add = list.response.result.tools.find((t: { name: string }) => t.name === 'add');
+      const echo = list.response.result.tools.find((t: { name: string }) => t.name === 'echo');
+      const call = await run(runtime, legacy('tools/call', { name: 'add', arguments: { a: 1, b: 2 } }), {
+        session,
+      });
+      expectResponse(version, 'tools/call', call.response);
+      if (version === '2025-03-26') {
+        expect(add.outputSchema).toBeUndefined();
+        expect(echo.title).toBeUndefined();
+        expect(call.response.result.structuredContent).toBeUndefined();
+      } else {
+        expect(add.outputSchema).toBeDefined();
+        expect(echo.title).toBe('Echo');
+        expect(call.response.result.structuredContent).toEqual({ sum: 3 });
+      }
+      expect(call.response.result.content).toEqual([{ type: 'text', text: '{"sum":3}' }]);
+    },
+  );
 });

@@ -82,13 +82,23 @@ describe('exact profile inspection of 2026-07-28 requests', () => {
   });
 
   it('missing protocolVersion or clientCapabilities: -32602 naming the key', async () => {
-    const noCaps = await run(runtime, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: { [PV]: MODERN } } });
+    const noCaps = await run(runtime, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/list',
+      params: { _meta: { [PV]: MODERN } },
+    });
     expectResponse(MODERN, 'tools/list', noCaps.response);
     expect(noCaps.response.error.code).toBe(ErrorCode.InvalidParams);
     expect(noCaps.response.error.data.missing).toEqual([CAPS]);
     const badCaps = await run(runtime, modern('tools/list', {}, { [CAPS]: 'all' }));
     expect(badCaps.response.error.data.missing).toEqual([CAPS]);
-    const noVersion = await run(runtime, { jsonrpc: '2.0', id: 4, method: 'server/discover', params: { _meta: { [CAPS]: {} } } });
+    const noVersion = await run(runtime, {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'server/discover',
+      params: { _meta: { [CAPS]: {} } },
+    });
     expect(noVersion.response.error.code).toBe(ErrorCode.InvalidParams);
     expect(noVersion.response.error.data.missing).toEqual([PV]);
   });
@@ -113,27 +123,34 @@ describe('exact profile inspection of 2026-07-28 requests', () => {
   });
 
   it('an invalid logLevel is -32602', async () => {
-    const { response } = await run(runtime, modern('tools/list', {}, { 'io.modelcontextprotocol/logLevel': 'verbose' }));
+    const { response } = await run(
+      runtime,
+      modern('tools/list', {}, { 'io.modelcontextprotocol/logLevel': 'verbose' }),
+    );
     expect(response.error.code).toBe(ErrorCode.InvalidParams);
   });
 
-  it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'foo/bar'])(
-    '%s does not exist in 2026-07-28: -32601',
-    async (method) => {
-      const request = method === 'initialize' ? { ...modern(method) } : modern(method);
-      const { response } = await run(runtime, request);
-      if (method === 'initialize') {
-        // initialize is always initialize-based; on a modern-only server it names the supported versions.
-        const modernOnly = demoServer({ protocolVersions: ['2026-07-28'] });
-        const refused = await run(modernOnly, initialize('2025-06-18'));
-        expect(refused.response.error.code).toBe(ErrorCode.MethodNotFound);
-        expect(refused.response.error.data.supported).toEqual(['2026-07-28']);
-        return;
-      }
-      expectResponse(MODERN, 'tools/list', response);
-      expect(response.error.code).toBe(ErrorCode.MethodNotFound);
-    },
-  );
+  it.each([
+    'initialize',
+    'ping',
+    'logging/setLevel',
+    'resources/subscribe',
+    'resources/unsubscribe',
+    'foo/bar',
+  ])('%s does not exist in 2026-07-28: -32601', async (method) => {
+    const request = method === 'initialize' ? { ...modern(method) } : modern(method);
+    const { response } = await run(runtime, request);
+    if (method === 'initialize') {
+      // initialize is always initialize-based; on a modern-only server it names the supported versions.
+      const modernOnly = demoServer({ protocolVersions: ['2026-07-28'] });
+      const refused = await run(modernOnly, initialize('2025-06-18'));
+      expect(refused.response.error.code).toBe(ErrorCode.MethodNotFound);
+      expect(refused.response.error.data.supported).toEqual(['2026-07-28']);
+      return;
+    }
+    expectResponse(MODERN, 'tools/list', response);
+    expect(response.error.code).toBe(ErrorCode.MethodNotFound);
+  });
 
   it('server/discover answers the stateless versions, capabilities, cache hints and serverInfo in _meta', async () => {
     const { response } = await run(runtime, modern('server/discover'));
@@ -163,27 +180,34 @@ describe('exact profile inspection of 2026-07-28 requests', () => {
 });
 
 describe('methods per initialize-based revision', () => {
-  it.each(LEGACY_VERSIONS)('%s: ping and logging/setLevel work, server/discover does not exist', async (version) => {
-    const runtime = demoServer();
-    const session = await sessionFor(version, runtime);
-    const ping = await run(runtime, legacy('ping'), { session });
-    expectResponse(version, 'ping', ping.response);
-    expect(ping.response.result).toEqual({});
-    const level = await run(runtime, legacy('logging/setLevel', { level: 'warning' }), { session });
-    expectResponse(version, 'logging/setLevel', level.response);
-    expect((level.outcome as any).session.logLevel).toBe('warning');
-    const badLevel = await run(runtime, legacy('logging/setLevel', { level: 'loud' }), { session });
-    expect(badLevel.response.error.code).toBe(ErrorCode.InvalidParams);
-    const unknown = await run(runtime, legacy('foo/bar'), { session });
-    expectResponse(version, 'ping', unknown.response);
-    expect(unknown.response.error.code).toBe(ErrorCode.MethodNotFound);
-  });
+  it.each(LEGACY_VERSIONS)(
+    '%s: ping and logging/setLevel work, server/discover does not exist',
+    async (version) => {
+      const runtime = demoServer();
+      const session = await sessionFor(version, runtime);
+      const ping = await run(runtime, legacy('ping'), { session });
+      expectResponse(version, 'ping', ping.response);
+      expect(ping.response.result).toEqual({});
+      const level = await run(runtime, legacy('logging/setLevel', { level: 'warning' }), { session });
+      expectResponse(version, 'logging/setLevel', level.response);
+      expect((level.outcome as any).session.logLevel).toBe('warning');
+      const badLevel = await run(runtime, legacy('logging/setLevel', { level: 'loud' }), { session });
+      expect(badLevel.response.error.code).toBe(ErrorCode.InvalidParams);
+      const unknown = await run(runtime, legacy('foo/bar'), { session });
+      expectResponse(version, 'ping', unknown.response);
+      expect(unknown.response.error.code).toBe(ErrorCode.MethodNotFound);
+    },
+  );
 
   it('notifications/initialized marks the session initialized; notifications produce no response', async () => {
     const runtime = demoServer();
     const session = await sessionFor('2025-06-18', runtime);
     expect(session.initialized).toBe(false);
-    const { outcome } = await run(runtime, { jsonrpc: '2.0', method: 'notifications/initialized' }, { session });
+    const { outcome } = await run(
+      runtime,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { session },
+    );
     expect(outcome.type).toBe('none');
     expect((outcome as any).session.initialized).toBe(true);
   });
@@ -197,7 +221,11 @@ describe('methods per initialize-based revision', () => {
 
   it('notifications/cancelled names the request to cancel', async () => {
     const runtime = demoServer();
-    const { outcome } = await run(runtime, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
+    const { outcome } = await run(runtime, {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 7 },
+    });
     expect(outcome).toEqual({ type: 'none', cancel: 7 });
   });
 });

@@ -70,7 +70,10 @@ export function legacyDialect(profile: LegacyProfile): Dialect {
     'prompts/get': (r) => ({
       ...r,
       messages: Array.isArray(r.messages)
-        ? r.messages.map((m: Record<string, unknown>) => ({ ...m, content: shapeContent(m.content, profile) }))
+        ? r.messages.map((m: Record<string, unknown>) => ({
+            ...m,
+            content: shapeContent(m.content, profile),
+          }))
         : r.messages,
     }),
     'resources/list': (r) => ({ ...r, resources: projectAll(r.resources, keys.Resource) }),

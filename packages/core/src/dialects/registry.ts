@@ -6,7 +6,9 @@ import { rev20260728 } from './rev2026-07-28.js';
 /** Every dialect Snodo has, newest first. */
 export const DIALECTS: readonly Dialect[] = [rev20260728, rev20251125, rev20250618, rev20250326];
 
-const BY_VERSION: ReadonlyMap<string, Dialect> = new Map(DIALECTS.map((dialect) => [dialect.version, dialect]));
+const BY_VERSION: ReadonlyMap<string, Dialect> = new Map(
+  DIALECTS.map((dialect) => [dialect.version, dialect]),
+);
 
 export function dialectFor(version: string): Dialect | undefined {
   return BY_VERSION.get(version);

@@ -39,7 +39,9 @@ export const rev20260728: Dialect = Object.freeze({
       delete out.cacheScope;
     }
     const meta = result._meta as Record<string, unknown> | undefined;
-    out._meta = meta ? { ...meta, [META.serverInfo]: shaping.serverInfo } : { [META.serverInfo]: shaping.serverInfo };
+    out._meta = meta
+      ? { ...meta, [META.serverInfo]: shaping.serverInfo }
+      : { [META.serverInfo]: shaping.serverInfo };
     return out;
   },
   shapeError: (error) => errorObject(error),

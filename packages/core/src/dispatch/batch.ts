@@ -25,14 +25,19 @@ export async function dispatchBatch(
 ): Promise<BatchOutcome> {
   const dialect = context.session ? dialectFor(context.session.protocolVersion) : undefined;
   if (!dialect?.batches || !runtime.versions.includes(dialect.version)) {
-    const error = ProtocolError.invalidRequest('JSON-RPC batches are accepted only on protocol revision 2025-03-26');
+    const error = ProtocolError.invalidRequest(
+      'JSON-RPC batches are accepted only on protocol revision 2025-03-26',
+    );
     return { responses: [errorResponse(null, { code: error.code, message: error.message })] };
   }
   let session = context.session;
   const responses = await Promise.all(
     items.map(async (item): Promise<JsonRpcResponse | undefined> => {
       if (item.kind === 'request' && item.method === 'initialize') {
-        return errorResponse(item.id, { code: -32600, message: 'initialize must not be part of a JSON-RPC batch' });
+        return errorResponse(item.id, {
+          code: -32600,
+          message: 'initialize must not be part of a JSON-RPC batch',
+        });
       }
       const outcome = await dispatch(runtime, item, { ...context, session });
       if ('session' in outcome && outcome.session) session = outcome.session;

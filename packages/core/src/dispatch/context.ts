@@ -1,5 +1,6 @@
 import type { RequestId } from '../json/int.js';
 import type { ClientCapabilities, Implementation, LogLevel, ProtocolVersion } from '../protocol/types.js';
+import type { InputRequest } from './input.js';
 
 /** Identity a transport has verified (from its host's authentication, never from unverified headers). */
 export interface AuthInfo {
@@ -9,6 +10,11 @@ export interface AuthInfo {
   token?: string;
   scopes?: string[];
   [key: string]: unknown;
+}
+
+export interface InputOptions {
+  /** State to get back as `context.state` on the next round (integrity-protected; visible to the client). */
+  state?: unknown;
 }
 
 /** What a tool, resource or prompt handler sees of its request. */
@@ -22,6 +28,8 @@ export interface HandlerContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly auth: AuthInfo | undefined;
+  /** The URL the request arrived on, when the transport knows it (HTTP). */
+  readonly url: string | undefined;
   /** True when the request carried a progressToken, so `progress` reaches the client. */
   readonly canReportProgress: boolean;
   /**
@@ -31,4 +39,31 @@ export interface HandlerContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends `notifications/message` when the client asked for this level (logLevel or logging/setLevel). */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /**
+   * Asks the client for input and resolves with its answers, keyed as asked. On 2026-07-28 this is
+   * MRTR: the first round ends the request with `input_required`, and the handler runs again on the
+   * client's retry, where the answers are available. On the initialize-based revisions the requests
+   * go to the client as server-initiated requests. A request for a capability the client did not
+   * declare fails with -32021. Available in tools, prompts and resource reads.
+   */
+  input(
+    requests: Record<string, InputRequest>,
+    options?: InputOptions,
+  ): Promise<Record<string, Record<string, unknown>>>;
+  /** `input` with one `elicitation/create` (key `elicit` unless given). */
+  elicit(
+    params: Record<string, unknown>,
+    options?: InputOptions & { key?: string },
+  ): Promise<Record<string, unknown>>;
+  /** `input` with one `sampling/createMessage` (key `sample` unless given). */
+  sample(
+    params: Record<string, unknown>,
+    options?: InputOptions & { key?: string },
+  ): Promise<Record<string, unknown>>;
+  /** `input` with one `roots/list` (key `roots` unless given). */
+  listRoots(options?: InputOptions & { key?: string }): Promise<Record<string, unknown>>;
+  /** Ends this round with `input_required` carrying only `requestState` (e.g. load shedding): the client retries. */
+  retryLater(state?: unknown): never;
+  /** The state the previous round passed to `input`/`retryLater`, verified; undefined on the first round. */
+  readonly state: unknown;
 }

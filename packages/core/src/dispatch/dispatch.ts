@@ -5,20 +5,26 @@ import type { RequestId } from '../json/int.js';
 import { classifyMessage, type DecodedSingle } from '../jsonrpc/decode.js';
 import {
   errorResponse,
-  type JsonRpcNotification,
+  type JsonRpcErrorObject,
   type JsonRpcResponse,
-  notification,
   resultResponse,
 } from '../jsonrpc/types.js';
-import { OPERATIONS } from '../ops/table.js';
+import { DEFAULT_SUBSCRIPTION_QUEUE } from '../limits/defaults.js';
 import { initializeResult } from '../ops/discover.js';
+import { OPERATIONS } from '../ops/table.js';
 import { LOG_LEVELS, type LogLevel } from '../protocol/types.js';
+import { declaresExtension } from '../router/extension.js';
 import type { Runtime } from '../router/runtime.js';
-import type { AuthInfo, HandlerContext } from './context.js';
-import type { OperationCall } from './operation.js';
+import { honouredFilter, openListen, parseFilter } from '../subscriptions/listen.js';
+import type { AuthInfo } from './context.js';
+import { createHandlerContext, type InputRound } from './handler-context.js';
+import type { ClientRequestChannel } from './input.js';
+import { runWithInput } from './mrtr.js';
+import type { Operation, OperationCall } from './operation.js';
 import type { Outcome } from './outcome.js';
 import { type Selection, selectRevision } from './select.js';
-import { createSession, type Session, withSession } from './session.js';
+import type { Session } from './session.js';
+import { createSession, withSession } from './session.js';
 import { MessageStream } from './stream.js';
 
 /** What the transport knows about a message besides its body. */
@@ -31,16 +37,39 @@ export interface DispatchContext {
   headerVersion?: string;
   /** Verified identity from the host (never from unverified headers). */
   auth?: AuthInfo;
+  /** The URL the request arrived on (HTTP), as the client used it. */
+  url?: string;
+  /** Carries server-initiated requests (initialize-based revisions), when the transport can. */
+  channel?: ClientRequestChannel;
+  /** Bound of a subscription's unread notifications (default 64). */
+  subscriptionQueue?: number;
 }
 
-const NEVER_ABORTED = new AbortController().signal;
+/** The server capability each core method needs; without it the method does not exist (-32601). */
+const NEEDS: Readonly<Record<string, (runtime: Runtime) => boolean>> = {
+  'tools/list': (r) => r.capabilities.tools !== undefined,
+  'tools/call': (r) => r.capabilities.tools !== undefined,
+  'prompts/list': (r) => r.capabilities.prompts !== undefined,
+  'prompts/get': (r) => r.capabilities.prompts !== undefined,
+  'resources/list': (r) => r.capabilities.resources !== undefined,
+  'resources/templates/list': (r) => r.capabilities.resources !== undefined,
+  'resources/read': (r) => r.capabilities.resources !== undefined,
+  'resources/subscribe': (r) => r.capabilities.resources?.subscribe === true,
+  'resources/unsubscribe': (r) => r.capabilities.resources?.subscribe === true,
+  'completion/complete': (r) => r.capabilities.completions !== undefined,
+  'logging/setLevel': (r) => r.capabilities.logging !== undefined,
+};
 
 /**
  * The single entry of every transport: runs one decoded (or raw, already-parsed) JSON-RPC message
  * against the runtime and returns a protocol-neutral outcome. Never throws for bad input, and
  * performs no I/O: notifications travel in the outcome.
  */
-export async function dispatch(runtime: Runtime, message: unknown, context: DispatchContext = {}): Promise<Outcome> {
+export async function dispatch(
+  runtime: Runtime,
+  message: unknown,
+  context: DispatchContext = {},
+): Promise<Outcome> {
   const decoded = isDecoded(message) ? message : classifyMessage(message);
   switch (decoded.kind) {
     case 'invalid':
@@ -54,6 +83,8 @@ export async function dispatch(runtime: Runtime, message: unknown, context: Disp
   }
 }
 
+const DECODED_KINDS = new Set(['request', 'notification', 'response', 'invalid']);
+
 function isDecoded(message: unknown): message is DecodedSingle {
   return (
     typeof message === 'object' &&
@@ -62,7 +93,6 @@ function isDecoded(message: unknown): message is DecodedSingle {
     !('jsonrpc' in message)
   );
 }
-const DECODED_KINDS = new Set(['request', 'notification', 'response', 'invalid']);
 
 function dispatchNotification(
   method: string,
@@ -71,11 +101,17 @@ function dispatchNotification(
 ): Outcome {
   const { session } = context;
   if (method === 'notifications/initialized') {
-    return session && !session.initialized ? { type: 'none', session: withSession(session, { initialized: true }) } : { type: 'none' };
+    return session && !session.initialized
+      ? { type: 'none', session: withSession(session, { initialized: true }) }
+      : { type: 'none' };
   }
   if (method === 'notifications/cancelled') {
     const requestId = params?.requestId;
-    if (typeof requestId === 'string' || typeof requestId === 'number' || (typeof requestId === 'object' && requestId !== null)) {
+    if (
+      typeof requestId === 'string' ||
+      typeof requestId === 'number' ||
+      (typeof requestId === 'object' && requestId !== null)
+    ) {
       return { type: 'none', cancel: requestId as RequestId };
     }
   }
@@ -97,73 +133,118 @@ async function dispatchRequest(
   });
   if (ProtocolError.is(selected)) {
     const dialect = context.session ? dialectFor(context.session.protocolVersion) : undefined;
-    return { type: 'response', message: errorResponse(id, dialect ? dialect.shapeError(selected) : errorObjectOf(selected)) };
+    return failed(id, dialect, selected);
   }
   const { dialect } = selected;
+  const extension = runtime.extensionMethods.get(method);
+  if (extension) {
+    if (!declaresExtension(selected.clientCapabilities, extension.id)) {
+      return failed(id, dialect, ProtocolError.methodNotFound(method, { requiresExtension: extension.id }));
+    }
+    const handler = extension.methods.get(method) as NonNullable<ReturnType<typeof extension.methods.get>>;
+    return run(runtime, id, method, params, context, selected, (call) => handler(call.params, call.context));
+  }
   const known = dialect.classify(method, 'request');
   if (known !== 'ok') {
     const error =
       known === 'invalid'
         ? ProtocolError.invalidRequest(`"${method}" is a notification, not a request`)
         : ProtocolError.methodNotFound(method, { protocolVersion: dialect.version });
-    return { type: 'response', message: errorResponse(id, dialect.shapeError(error)) };
+    return failed(id, dialect, error);
   }
-  if (method === 'initialize') return initialize(runtime, id, params ?? {}, selected, context);
-  if (method === 'logging/setLevel') return setLevel(runtime, id, params, selected, context);
-
+  if (NEEDS[method] && !NEEDS[method](runtime)) {
+    return failed(
+      id,
+      dialect,
+      ProtocolError.methodNotFound(method, { reason: 'this server does not offer it' }),
+    );
+  }
+  switch (method) {
+    case 'initialize':
+      return initialize(runtime, id, params ?? {}, selected, context);
+    case 'logging/setLevel':
+      return setLevel(runtime, id, params, selected, context);
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      return subscribeLegacy(runtime, id, method, params, selected, context);
+    case 'subscriptions/listen':
+      return listen(runtime, id, params ?? {}, selected, context);
+  }
   const operation = OPERATIONS.get(method);
-  if (!operation) {
-    return {
-      type: 'response',
-      message: errorResponse(id, dialect.shapeError(ProtocolError.methodNotFound(method))),
-    };
-  }
+  if (!operation) return failed(id, dialect, ProtocolError.methodNotFound(method));
+  return run(runtime, id, method, params, context, selected, operation);
+}
 
+function failed(id: RequestId, dialect: Dialect | undefined, error: ProtocolError): Outcome {
+  return {
+    type: 'response',
+    message: errorResponse(id, dialect ? dialect.shapeError(error) : plainError(error)),
+  };
+}
+
+function plainError(error: ProtocolError): JsonRpcErrorObject {
+  return error.data === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, data: error.data };
+}
+
+/** Runs an operation, as a plain response or, when it may notify, as a stream. */
+async function run(
+  runtime: Runtime,
+  id: RequestId,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  context: DispatchContext,
+  selected: Selection,
+  operation: Operation,
+): Promise<Outcome> {
+  const { dialect } = selected;
   const meta = params?._meta as Record<string, unknown> | undefined;
   const progressToken = meta?.progressToken as RequestId | undefined;
   const logThreshold = runtime.capabilities.logging ? selected.logLevel : undefined;
-  const streaming = progressToken !== undefined || logThreshold !== undefined;
-  const stream = streaming ? new MessageStream() : undefined;
-  const handlerContext = createHandlerContext(id, method, selected, context, stream, progressToken, logThreshold);
-  const call: OperationCall = {
+  const stream = progressToken !== undefined || logThreshold !== undefined ? new MessageStream() : undefined;
+  const mayAskInput = method === 'tools/call' || method === 'prompts/get' || method === 'resources/read';
+  const makeCall = (inputRound: InputRound | undefined): OperationCall => ({
     runtime,
     params: params ?? {},
-    context: handlerContext,
+    context: createHandlerContext({
+      requestId: id,
+      method,
+      selection: selected,
+      context,
+      stream,
+      progressToken,
+      logThreshold,
+      inputRound,
+    }),
     selection: selected,
     auth: context.auth,
-  };
-  const run = runOperation(operation, call, id, method, dialect, runtime);
-  if (!stream) return { type: 'response', message: await run };
-  run.then(
-    (response) => stream.end(response),
+  });
+  const response = settle(runtime, id, method, dialect, () =>
+    mayAskInput
+      ? runWithInput(runtime, method, params ?? {}, context, selected, operation, makeCall)
+      : operation(makeCall(undefined)),
+  );
+  if (!stream) return { type: 'response', message: await response };
+  response.then(
+    (message) => stream.end(message),
     () => stream.abandon(),
   );
   return { type: 'stream', messages: stream };
 }
 
-async function runOperation(
-  operation: (call: OperationCall) => Record<string, unknown> | Promise<Record<string, unknown>>,
-  call: OperationCall,
+async function settle(
+  runtime: Runtime,
   id: RequestId,
   method: string,
   dialect: Dialect,
-  runtime: Runtime,
+  body: () => Record<string, unknown> | Promise<Record<string, unknown>>,
 ): Promise<JsonRpcResponse> {
   try {
-    const result = await operation(call);
-    return resultResponse(id, dialect.shapeResult(method, result, runtime.shaping));
+    return resultResponse(id, dialect.shapeResult(method, await body(), runtime.shaping));
   } catch (error) {
-    return errorResponse(id, dialect.shapeError(toProtocolError(error)));
+    return errorResponse(id, dialect.shapeError(ProtocolError.is(error) ? error : ProtocolError.internal()));
   }
-}
-
-function toProtocolError(error: unknown): ProtocolError {
-  if (ProtocolError.is(error)) return error;
-  return ProtocolError.internal();
-}
-
-function errorObjectOf(error: ProtocolError) {
-  return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
 }
 
 function initialize(
@@ -178,7 +259,16 @@ function initialize(
   const call: OperationCall = {
     runtime,
     params,
-    context: createHandlerContext(id, 'initialize', selected, context, undefined, undefined, undefined),
+    context: createHandlerContext({
+      requestId: id,
+      method: 'initialize',
+      selection: selected,
+      context,
+      stream: undefined,
+      progressToken: undefined,
+      logThreshold: undefined,
+      inputRound: undefined,
+    }),
     selection: selected,
     auth: context.auth,
   };
@@ -195,54 +285,55 @@ function setLevel(
 ): Outcome {
   const level = params?.level;
   if (!LOG_LEVELS.includes(level as LogLevel)) {
-    const error = ProtocolError.invalidParams(`level must be one of ${LOG_LEVELS.join(', ')}`);
-    return { type: 'response', message: errorResponse(id, selected.dialect.shapeError(error)) };
+    return failed(
+      id,
+      selected.dialect,
+      ProtocolError.invalidParams(`level must be one of ${LOG_LEVELS.join(', ')}`),
+    );
   }
   const response = resultResponse(id, selected.dialect.shapeResult('logging/setLevel', {}, runtime.shaping));
   const session = context.session ? withSession(context.session, { logLevel: level as LogLevel }) : undefined;
   return session ? { type: 'response', message: response, session } : { type: 'response', message: response };
 }
 
-function createHandlerContext(
-  requestId: RequestId,
+function subscribeLegacy(
+  runtime: Runtime,
+  id: RequestId,
   method: string,
+  params: Record<string, unknown> | undefined,
   selected: Selection,
   context: DispatchContext,
-  stream: MessageStream | undefined,
-  progressToken: RequestId | undefined,
-  logThreshold: LogLevel | undefined,
-): HandlerContext {
-  let lastProgress = Number.NEGATIVE_INFINITY;
-  const { dialect } = selected;
-  const send = (message: JsonRpcNotification) => {
-    stream?.push(message);
-  };
-  return {
-    signal: context.signal ?? NEVER_ABORTED,
-    requestId,
-    method,
-    protocolVersion: dialect.version,
-    clientCapabilities: selected.clientCapabilities,
-    clientInfo: selected.clientInfo,
-    auth: context.auth,
-    canReportProgress: progressToken !== undefined,
-    progress(progress, total, message) {
-      if (progressToken === undefined) return;
-      if (typeof progress !== 'number' || !(progress > lastProgress)) {
-        throw new RangeError(`progress must strictly increase: ${progress} after ${lastProgress}`);
-      }
-      lastProgress = progress;
-      const params: Record<string, unknown> = { progressToken, progress };
-      if (total !== undefined) params.total = total;
-      if (message !== undefined) params.message = message;
-      send(notification('notifications/progress', params));
-    },
-    log(level, data, logger) {
-      if (logThreshold === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logThreshold)) return;
-      const params: Record<string, unknown> = { level, data };
-      if (logger !== undefined) params.logger = logger;
-      send(notification('notifications/message', params));
-    },
-  };
+): Outcome {
+  const uri = params?.uri;
+  if (typeof uri !== 'string' || uri === '') {
+    return failed(id, selected.dialect, ProtocolError.invalidParams(`${method} needs params.uri (a string)`));
+  }
+  const response = resultResponse(id, selected.dialect.shapeResult(method, {}, runtime.shaping));
+  const { session } = context;
+  if (!session) return { type: 'response', message: response };
+  const current = session.subscriptions.filter((item) => item !== uri);
+  const subscriptions = Object.freeze(method === 'resources/subscribe' ? [...current, uri] : current);
+  return { type: 'response', message: response, session: withSession(session, { subscriptions }) };
 }
 
+function listen(
+  runtime: Runtime,
+  id: RequestId,
+  params: Record<string, unknown>,
+  selected: Selection,
+  context: DispatchContext,
+): Outcome {
+  let filter: ReturnType<typeof parseFilter>;
+  try {
+    filter = parseFilter(params);
+  } catch (error) {
+    return failed(id, selected.dialect, error as ProtocolError);
+  }
+  const subscription = openListen(
+    runtime,
+    id,
+    honouredFilter(runtime, filter),
+    context.subscriptionQueue ?? DEFAULT_SUBSCRIPTION_QUEUE,
+  );
+  return { type: 'subscription', subscription };
+}

@@ -44,7 +44,9 @@ export function selectRevision(runtime: Runtime, input: SelectionInput): Selecti
   if (method === 'initialize') return selectInitialize(runtime, params);
   const meta = params?._meta;
   const metaVersion =
-    typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[META.protocolVersion] : undefined;
+    typeof meta === 'object' && meta !== null
+      ? (meta as Record<string, unknown>)[META.protocolVersion]
+      : undefined;
   const headerIsModern = headerVersion !== undefined && dialectFor(headerVersion)?.era === 'modern';
   if (metaVersion !== undefined || headerIsModern || isModernOnly(method)) {
     return selectModern(runtime, params);
@@ -81,7 +83,10 @@ function isModernOnly(method: string): boolean {
   return MODERN_ONLY.has(method);
 }
 
-function selectInitialize(runtime: Runtime, params: Record<string, unknown> | undefined): Selection | ProtocolError {
+function selectInitialize(
+  runtime: Runtime,
+  params: Record<string, unknown> | undefined,
+): Selection | ProtocolError {
   const latestLegacy = runtime.legacyVersions[0];
   if (latestLegacy === undefined) {
     return new ProtocolError(
@@ -103,15 +108,21 @@ function selectInitialize(runtime: Runtime, params: Record<string, unknown> | un
   };
 }
 
-function selectModern(runtime: Runtime, params: Record<string, unknown> | undefined): Selection | ProtocolError {
+function selectModern(
+  runtime: Runtime,
+  params: Record<string, unknown> | undefined,
+): Selection | ProtocolError {
   if (params === undefined) {
     return ProtocolError.invalidParams('params is required, with _meta', { missing: ['params'] });
   }
   const meta = asObject(params._meta);
   if (!meta) {
-    return ProtocolError.invalidParams(`params._meta is required (${META.protocolVersion}, ${META.clientCapabilities})`, {
-      missing: ['_meta'],
-    });
+    return ProtocolError.invalidParams(
+      `params._meta is required (${META.protocolVersion}, ${META.clientCapabilities})`,
+      {
+        missing: ['_meta'],
+      },
+    );
   }
   const version = meta[META.protocolVersion];
   const capabilities = meta[META.clientCapabilities];
@@ -122,7 +133,7 @@ function selectModern(runtime: Runtime, params: Record<string, unknown> | undefi
     return ProtocolError.invalidParams(`params._meta is missing ${missing.join(' and ')}`, { missing });
   }
   const dialect = dialectFor(version as string);
-  if (!dialect || dialect.era !== 'modern' || !runtime.versions.includes(dialect.version)) {
+  if (dialect?.era !== 'modern' || !runtime.versions.includes(dialect.version)) {
     return ProtocolError.unsupportedVersion(version as string, runtime.versions);
   }
   const logLevel = meta[META.logLevel];

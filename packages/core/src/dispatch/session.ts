@@ -11,6 +11,8 @@ export interface Session {
   readonly clientInfo: Implementation | undefined;
   readonly logLevel: LogLevel | undefined;
   readonly initialized: boolean;
+  /** URIs of `resources/subscribe`, in subscription order. */
+  readonly subscriptions: readonly string[];
 }
 
 export function createSession(
@@ -18,9 +20,19 @@ export function createSession(
   clientCapabilities: ClientCapabilities,
   clientInfo: Implementation | undefined,
 ): Session {
-  return Object.freeze({ protocolVersion, clientCapabilities, clientInfo, logLevel: undefined, initialized: false });
+  return Object.freeze({
+    protocolVersion,
+    clientCapabilities,
+    clientInfo,
+    logLevel: undefined,
+    initialized: false,
+    subscriptions: Object.freeze([]),
+  });
 }
 
-export function withSession(session: Session, change: Partial<Pick<Session, 'logLevel' | 'initialized'>>): Session {
+export function withSession(
+  session: Session,
+  change: Partial<Pick<Session, 'logLevel' | 'initialized' | 'subscriptions'>>,
+): Session {
   return Object.freeze({ ...session, ...change });
 }

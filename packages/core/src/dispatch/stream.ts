@@ -14,7 +14,7 @@ export class MessageStream implements AsyncIterable<JsonRpcMessage> {
   private readonly buffer: JsonRpcMessage[] = [];
   private head = 0;
   private ended = false;
-  private waiter: ((value: void) => void) | undefined;
+  private waiter: (() => void) | undefined;
   /** Notifications dropped because the reader fell behind by more than `maxBuffered`. */
   dropped = 0;
 

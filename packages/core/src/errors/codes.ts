@@ -49,7 +49,11 @@ export const ERROR_TABLE: Readonly<Record<ErrorCodeValue, ErrorCodeRow>> = Objec
     'Missing required client capability',
     400,
   ),
-  [ErrorCode.UnsupportedProtocolVersion]: row('UnsupportedProtocolVersion', 'Unsupported protocol version', 400),
+  [ErrorCode.UnsupportedProtocolVersion]: row(
+    'UnsupportedProtocolVersion',
+    'Unsupported protocol version',
+    400,
+  ),
 });
 
 /** HTTP status for a JSON-RPC error code; unknown codes are ordinary results (200). */

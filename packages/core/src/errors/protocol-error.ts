@@ -43,7 +43,12 @@ export class ProtocolError extends Error {
   }
 
   static resourceNotFound(uri: string): ProtocolError {
-    return new ProtocolError(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri }, 'resource-not-found');
+    return new ProtocolError(
+      ErrorCode.InvalidParams,
+      `Resource not found: ${uri}`,
+      { uri },
+      'resource-not-found',
+    );
   }
 
   static missingCapability(requiredCapabilities: Record<string, unknown>): ProtocolError {

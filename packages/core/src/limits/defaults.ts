@@ -8,3 +8,17 @@ export const DEFAULT_TTL_MS = 60_000;
 export const DEFAULT_CACHE_SCOPE = 'private' as const;
 /** Completion values per `completion/complete` result (the spec's maximum). */
 export const MAX_COMPLETION_VALUES = 100;
+/** Notifications one subscriber may have unread before it is dropped (a slow reader cannot grow memory). */
+export const DEFAULT_SUBSCRIPTION_QUEUE = 64;
+/** Lifetime of an MRTR `requestState`. */
+export const DEFAULT_REQUEST_STATE_TTL_MS = 600_000;
+/** Input rounds (MRTR or server-initiated requests) one request may take. */
+export const DEFAULT_MAX_INPUT_ROUNDS = 8;
+/** Longest URI `resources/read`, completions and subscriptions accept (bounds template matching cost). */
+export const MAX_URI_LENGTH = 4096;
+/**
+ * Most `{+var}` expressions one resource template may have. Matching is backtracking RegExp; with
+ * two reserved expressions its worst case on a MAX_URI_LENGTH URI stays in the tens of milliseconds,
+ * with three it grows cubically (seconds), so three or more are refused at definition.
+ */
+export const MAX_RESERVED_EXPRESSIONS = 2;

@@ -1,5 +1,8 @@
 import type { Operation } from '../dispatch/operation.js';
+import { complete } from './completion.js';
 import { discover } from './discover.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { listResources, listResourceTemplates, readResource } from './resources.js';
 import { callTool, listTools } from './tools.js';
 
 /**
@@ -11,4 +14,10 @@ export const OPERATIONS: ReadonlyMap<string, Operation> = new Map<string, Operat
   ['ping', () => ({})],
   ['tools/list', listTools],
   ['tools/call', callTool],
+  ['resources/list', listResources],
+  ['resources/templates/list', listResourceTemplates],
+  ['resources/read', readResource],
+  ['prompts/list', listPrompts],
+  ['prompts/get', getPrompt],
+  ['completion/complete', complete],
 ]);

@@ -1,6 +1,7 @@
+import { InputRequiredSignal } from '../dispatch/input.js';
+import type { OperationCall } from '../dispatch/operation.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
-import type { OperationCall } from '../dispatch/operation.js';
 import { paginate } from '../router/pagination.js';
 import type { SchemaIssue } from '../router/schema.js';
 import { errorToolResult, normalizeToolResult } from '../router/tool.js';
@@ -20,7 +21,9 @@ export async function callTool(call: OperationCall): Promise<Record<string, unkn
   const required = tool.definition.requiredClientCapabilities;
   if (required) {
     const declared = call.selection.clientCapabilities;
-    const missing = Object.fromEntries(Object.entries(required).filter(([key]) => declared[key] === undefined));
+    const missing = Object.fromEntries(
+      Object.entries(required).filter(([key]) => declared[key] === undefined),
+    );
     if (Object.keys(missing).length > 0) throw ProtocolError.missingCapability(missing);
   }
   const args = call.params.arguments ?? {};
@@ -29,20 +32,27 @@ export async function callTool(call: OperationCall): Promise<Record<string, unkn
   }
   const validation = await tool.input.validate(args);
   if (!validation.ok) {
-    throw ProtocolError.invalidParams(`Invalid arguments for tool "${name}": ${describe(validation.issues)}`, {
-      issues: validation.issues,
-    });
+    throw ProtocolError.invalidParams(
+      `Invalid arguments for tool "${name}": ${describe(validation.issues)}`,
+      {
+        issues: validation.issues,
+      },
+    );
   }
   let result: Record<string, unknown>;
   try {
     result = normalizeToolResult(await tool.definition.handler(validation.value, call.context));
   } catch (error) {
-    if (ProtocolError.is(error) || call.context.signal.aborted) throw error;
+    if (ProtocolError.is(error) || error instanceof InputRequiredSignal || call.context.signal.aborted)
+      throw error;
     return errorToolResult(error);
   }
   if (tool.output && result.isError !== true) {
     if (!('structuredContent' in result)) {
-      throw new ProtocolError(ErrorCode.InternalError, `Tool "${name}" has an outputSchema but returned no structuredContent`);
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `Tool "${name}" has an outputSchema but returned no structuredContent`,
+      );
     }
     const checked = await tool.output.validate(result.structuredContent);
     if (!checked.ok) {

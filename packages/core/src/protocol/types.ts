@@ -49,7 +49,16 @@ export interface ServerCapabilities {
   [key: string]: unknown;
 }
 
-export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const LOG_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type CacheScope = 'public' | 'private';
@@ -68,8 +77,20 @@ export interface Annotations {
 
 export type ContentBlock =
   | { type: 'text'; text: string; annotations?: Annotations; _meta?: Record<string, unknown> }
-  | { type: 'image'; data: string; mimeType: string; annotations?: Annotations; _meta?: Record<string, unknown> }
-  | { type: 'audio'; data: string; mimeType: string; annotations?: Annotations; _meta?: Record<string, unknown> }
+  | {
+      type: 'image';
+      data: string;
+      mimeType: string;
+      annotations?: Annotations;
+      _meta?: Record<string, unknown>;
+    }
+  | {
+      type: 'audio';
+      data: string;
+      mimeType: string;
+      annotations?: Annotations;
+      _meta?: Record<string, unknown>;
+    }
   | {
       type: 'resource_link';
       uri: string;
@@ -81,7 +102,12 @@ export type ContentBlock =
       annotations?: Annotations;
       _meta?: Record<string, unknown>;
     }
-  | { type: 'resource'; resource: ResourceContents; annotations?: Annotations; _meta?: Record<string, unknown> };
+  | {
+      type: 'resource';
+      resource: ResourceContents;
+      annotations?: Annotations;
+      _meta?: Record<string, unknown>;
+    };
 
 export type ResourceContents =
   | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }

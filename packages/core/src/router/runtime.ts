@@ -1,5 +1,9 @@
 import type { Shaping } from '../dialects/dialect.js';
 import type { Implementation, ProtocolVersion, ServerCapabilities } from '../protocol/types.js';
+import type { ChangeHub } from '../subscriptions/hub.js';
+import type { Extension } from './extension.js';
+import type { Prompt } from './prompt.js';
+import type { Resource, ResourceTemplate } from './resource.js';
 import type { Tool } from './tool.js';
 
 /** Arguments of an `instructions` function: who is asking, on which revision. */
@@ -26,6 +30,30 @@ export interface Runtime {
   readonly tools: ReadonlyMap<string, Tool>;
   /** Tools in list order (by name, code-unit order). */
   readonly toolList: readonly Tool[];
+  readonly resources: ReadonlyMap<string, Resource>;
+  /** Resources in list order (by URI). */
+  readonly resourceList: readonly Resource[];
+  /** Templates in list order (by template text). */
+  readonly templateList: readonly ResourceTemplate[];
+  /** Templates in match order: the first that matches a URI serves it. */
+  readonly templatesByPrecedence: readonly ResourceTemplate[];
+  readonly prompts: ReadonlyMap<string, Prompt>;
+  readonly promptList: readonly Prompt[];
+  /** Extensions by identifier; their methods are routed only for clients that declare them. */
+  readonly extensions: ReadonlyMap<string, Extension>;
+  /** Extension methods by method name. */
+  readonly extensionMethods: ReadonlyMap<string, Extension>;
+  /** The change hub that feeds subscriptions, when the application gave one. */
+  readonly hub: ChangeHub | undefined;
+  readonly mrtr: MrtrConfig;
   readonly pageSize: number;
   readonly shaping: Shaping;
+}
+
+export interface MrtrConfig {
+  /** HMAC-SHA-256 key of `requestState`. */
+  readonly key: Promise<CryptoKey>;
+  readonly stateTtlMs: number;
+  /** Most input rounds one request may take before it is refused. */
+  readonly maxRounds: number;
 }

@@ -13,7 +13,12 @@ export interface StandardSchemaLike {
 
 type StandardResult =
   | { readonly value: unknown; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }> };
+  | {
+      readonly issues: ReadonlyArray<{
+        message: string;
+        path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
+      }>;
+    };
 
 export type JsonSchemaObject = Record<string, unknown>;
 export type SchemaInput = StandardSchemaLike | JsonSchemaObject;
@@ -70,7 +75,9 @@ export function compileSchema(input: SchemaInput, what: string): CompiledSchema 
       if (result.valid) return { ok: true, value };
       // cfworker reports a chain per failure; the deepest location says the most.
       const issues = result.errors
-        .filter((error) => error.keyword !== 'properties' && error.keyword !== 'items' && error.keyword !== '$ref')
+        .filter(
+          (error) => error.keyword !== 'properties' && error.keyword !== 'items' && error.keyword !== '$ref',
+        )
         .map((error) => ({ path: error.instanceLocation.replace(/^#/, ''), message: error.error }));
       return { ok: false, issues: issues.length > 0 ? issues : [{ path: '', message: 'Invalid value' }] };
     },
@@ -82,7 +89,9 @@ function fromStandard(result: StandardResult): Validation {
   return {
     ok: false,
     issues: result.issues.map((issue) => ({
-      path: pointer((issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment))),
+      path: pointer(
+        (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment)),
+      ),
       message: issue.message,
     })),
   };

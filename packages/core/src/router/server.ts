@@ -1,7 +1,15 @@
-import { dialectFor } from '../dialects/registry.js';
+import { DIALECTS, dialectFor } from '../dialects/registry.js';
+import { importKey, randomKey } from '../dispatch/request-state.js';
 import { definitionError } from '../errors/snodo-error.js';
-import { DEFAULT_CACHE_SCOPE, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS } from '../limits/defaults.js';
+import {
+  DEFAULT_CACHE_SCOPE,
+  DEFAULT_MAX_INPUT_ROUNDS,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_REQUEST_STATE_TTL_MS,
+  DEFAULT_TTL_MS,
+} from '../limits/defaults.js';
 import { nonNegativeInteger, oneOf, positiveInteger } from '../limits/validate.js';
+import { sortByPrecedence } from '../ops/resources.js';
 import {
   type CacheHint,
   type Implementation,
@@ -9,7 +17,16 @@ import {
   type ServerCapabilities,
   SUPPORTED_VERSIONS,
 } from '../protocol/types.js';
-import type { Instructions, Runtime } from './runtime.js';
+import type { ChangeHub } from '../subscriptions/hub.js';
+import { compileExtension, type Extension, type ExtensionDefinition } from './extension.js';
+import { compilePrompt, type PromptDefinition } from './prompt.js';
+import {
+  compileResource,
+  compileTemplate,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+} from './resource.js';
+import type { Instructions, MrtrConfig, Runtime } from './runtime.js';
 import { compileTool, type Tool, type ToolDefinition } from './tool.js';
 
 export interface ServerDefinition {
@@ -22,6 +39,28 @@ export interface ServerDefinition {
   /** Guidance for the model: a string, or a function of the request (revision, client, principal). */
   instructions?: Instructions;
   tools?: ToolDefinition[];
+  resources?: ResourceDefinition[];
+  resourceTemplates?: ResourceTemplateDefinition[];
+  prompts?: PromptDefinition[];
+  /** Server extensions (`capabilities.extensions`), routed only for clients that declare them. */
+  extensions?: Record<string, ExtensionDefinition>;
+  /**
+   * The change hub the application notifies (`createChangeHub()`). With one, the server declares
+   * `listChanged` for its tools, prompts and resources and `resources.subscribe`.
+   */
+  hub?: ChangeHub;
+  /** MRTR `requestState` protection. */
+  mrtr?: {
+    /**
+     * HMAC key (at least 32 bytes). Default: random per `createServer` call, which is right for
+     * one process; servers behind a load balancer must share one secret.
+     */
+    secret?: Uint8Array | string;
+    /** Lifetime of an issued `requestState`; default 600,000 ms. */
+    stateTtlMs?: number;
+    /** Input rounds one request may take; default 8. */
+    maxRounds?: number;
+  };
   /** Items per list page; default 100. */
   pageSize?: number;
   /** `ttlMs` / `cacheScope` of cacheable 2026-07-28 results; default 60,000 ms, private. */
@@ -34,13 +73,25 @@ export interface ServerDefinition {
 
 /** Validates a server definition once and returns the immutable runtime every transport serves. */
 export function createServer(definition: ServerDefinition): Runtime {
-  if (typeof definition !== 'object' || definition === null) throw definitionError('createServer needs a definition');
-  if (typeof definition.name !== 'string' || definition.name === '') throw definitionError('name must be a non-empty string');
+  if (typeof definition !== 'object' || definition === null)
+    throw definitionError('createServer needs a definition');
+  if (typeof definition.name !== 'string' || definition.name === '')
+    throw definitionError('name must be a non-empty string');
   if (typeof definition.version !== 'string' || definition.version === '') {
     throw definitionError('version must be a non-empty string');
   }
   const versions = selectVersions(definition.protocolVersions);
   const tools = compileTools(definition.tools ?? []);
+  const resources = compileAll(definition.resources, 'resources', compileResource, (r) => r.uri);
+  const templates = compileAll(
+    definition.resourceTemplates,
+    'resourceTemplates',
+    compileTemplate,
+    (t) => t.template.template,
+  );
+  const prompts = compileAll(definition.prompts, 'prompts', compilePrompt, (p) => p.name);
+  const extensions = compileExtensions(definition.extensions);
+  const hub = definition.hub;
   const serverInfo: Implementation = { name: definition.name, version: definition.version };
   if (definition.title !== undefined) serverInfo.title = definition.title;
   if (definition.description !== undefined) serverInfo.description = definition.description;
@@ -49,8 +100,26 @@ export function createServer(definition: ServerDefinition): Runtime {
 
   const capabilities: ServerCapabilities = {};
   if (definition.logging !== false) capabilities.logging = {};
-  if (tools.list.length > 0) capabilities.tools = {};
-  if (definition.instructions !== undefined && typeof definition.instructions !== 'string' && typeof definition.instructions !== 'function') {
+  const listChanged = hub !== undefined;
+  if (tools.list.length > 0) capabilities.tools = listChanged ? { listChanged } : {};
+  if (prompts.list.length > 0) capabilities.prompts = listChanged ? { listChanged } : {};
+  if (resources.list.length > 0 || templates.list.length > 0) {
+    capabilities.resources = listChanged ? { subscribe: true, listChanged } : {};
+  }
+  const completes =
+    prompts.list.some((p) => p.definition.complete !== undefined) ||
+    templates.list.some((t) => t.definition.complete !== undefined);
+  if (completes) capabilities.completions = {};
+  if (extensions.byId.size > 0) {
+    capabilities.extensions = Object.fromEntries(
+      [...extensions.byId.values()].map((e) => [e.id, e.settings]),
+    );
+  }
+  if (
+    definition.instructions !== undefined &&
+    typeof definition.instructions !== 'string' &&
+    typeof definition.instructions !== 'function'
+  ) {
     throw definitionError('instructions must be a string or a function');
   }
 
@@ -63,11 +132,26 @@ export function createServer(definition: ServerDefinition): Runtime {
     capabilities: Object.freeze(capabilities),
     tools: tools.byName,
     toolList: tools.list,
+    resources: resources.byKey,
+    resourceList: resources.list,
+    templateList: templates.list,
+    templatesByPrecedence: sortByPrecedence(templates.list),
+    prompts: prompts.byKey,
+    promptList: prompts.list,
+    extensions: extensions.byId,
+    extensionMethods: extensions.byMethod,
+    hub,
+    mrtr: mrtrConfig(definition.mrtr),
     pageSize: positiveInteger('pageSize', definition.pageSize, DEFAULT_PAGE_SIZE),
     shaping: Object.freeze({
       serverInfo,
       ttlMs: nonNegativeInteger('cache.ttlMs', definition.cache?.ttlMs, DEFAULT_TTL_MS),
-      cacheScope: oneOf('cache.cacheScope', definition.cache?.cacheScope, ['public', 'private'], DEFAULT_CACHE_SCOPE),
+      cacheScope: oneOf(
+        'cache.cacheScope',
+        definition.cache?.cacheScope,
+        ['public', 'private'],
+        DEFAULT_CACHE_SCOPE,
+      ),
     }),
   });
 }
@@ -79,13 +163,18 @@ function selectVersions(requested: ProtocolVersion[] | undefined): readonly Prot
   }
   for (const version of requested) {
     if (!SUPPORTED_VERSIONS.includes(version)) {
-      throw definitionError(`protocolVersions: unknown revision ${JSON.stringify(version)}; known: ${SUPPORTED_VERSIONS.join(', ')}`);
+      throw definitionError(
+        `protocolVersions: unknown revision ${JSON.stringify(version)}; known: ${SUPPORTED_VERSIONS.join(', ')}`,
+      );
     }
   }
   return Object.freeze(SUPPORTED_VERSIONS.filter((version) => requested.includes(version)));
 }
 
-function compileTools(definitions: ToolDefinition[]): { byName: ReadonlyMap<string, Tool>; list: readonly Tool[] } {
+function compileTools(definitions: ToolDefinition[]): {
+  byName: ReadonlyMap<string, Tool>;
+  list: readonly Tool[];
+} {
   if (!Array.isArray(definitions)) throw definitionError('tools must be an array');
   const byName = new Map<string, Tool>();
   for (const definition of definitions) {
@@ -93,6 +182,64 @@ function compileTools(definitions: ToolDefinition[]): { byName: ReadonlyMap<stri
     if (byName.has(compiled.name)) throw definitionError(`duplicate tool name "${compiled.name}"`);
     byName.set(compiled.name, compiled);
   }
-  const list = Object.freeze([...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+  const list = Object.freeze(
+    [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+  );
   return { byName, list };
+}
+
+function compileAll<D, T>(
+  definitions: D[] | undefined,
+  what: string,
+  compile: (definition: D) => T,
+  keyOf: (item: T) => string,
+): { byKey: ReadonlyMap<string, T>; list: readonly T[] } {
+  if (definitions !== undefined && !Array.isArray(definitions))
+    throw definitionError(`${what} must be an array`);
+  const byKey = new Map<string, T>();
+  for (const definition of definitions ?? []) {
+    const item = compile(definition);
+    const key = keyOf(item);
+    if (byKey.has(key)) throw definitionError(`${what}: duplicate ${JSON.stringify(key)}`);
+    byKey.set(key, item);
+  }
+  const list = Object.freeze(
+    [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, item]) => item),
+  );
+  return { byKey, list };
+}
+
+const CORE_METHODS: ReadonlySet<string> = new Set(DIALECTS.flatMap((dialect) => [...dialect.methods.keys()]));
+
+function compileExtensions(definitions: Record<string, ExtensionDefinition> | undefined) {
+  const byId = new Map<string, Extension>();
+  const byMethod = new Map<string, Extension>();
+  for (const [id, definition] of Object.entries(definitions ?? {})) {
+    const extension = compileExtension(id, definition, CORE_METHODS);
+    for (const method of extension.methods.keys()) {
+      const owner = byMethod.get(method);
+      if (owner) throw definitionError(`extensions "${owner.id}" and "${id}" both define method "${method}"`);
+      byMethod.set(method, extension);
+    }
+    byId.set(id, extension);
+  }
+  return { byId, byMethod };
+}
+
+function mrtrConfig(options: ServerDefinition['mrtr']): MrtrConfig {
+  const secret = options?.secret;
+  let key: Promise<CryptoKey>;
+  if (secret === undefined) key = randomKey();
+  else {
+    const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret;
+    if (!(bytes instanceof Uint8Array) || bytes.length < 32)
+      throw definitionError('mrtr.secret must be at least 32 bytes');
+    key = importKey(bytes);
+  }
+  key.catch(() => undefined);
+  return Object.freeze({
+    key,
+    stateTtlMs: positiveInteger('mrtr.stateTtlMs', options?.stateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
+    maxRounds: positiveInteger('mrtr.maxRounds', options?.maxRounds, DEFAULT_MAX_INPUT_ROUNDS),
+  });
 }

@@ -1,6 +1,6 @@
+import type { HandlerContext } from '../dispatch/context.js';
 import { definitionError } from '../errors/snodo-error.js';
 import type { CallToolResult, ContentBlock, ToolAnnotations } from '../protocol/types.js';
-import type { HandlerContext } from '../dispatch/context.js';
 import { type CompiledSchema, compileSchema, type SchemaInput } from './schema.js';
 
 /** What a tool handler may return: a full result, or a string (one text block). */
@@ -56,14 +56,16 @@ type InferInput<S> = S extends { readonly '~standard': { readonly types?: infer 
   : Record<string, any>;
 
 export function compileTool(definition: ToolDefinition): Tool {
-  if (typeof definition !== 'object' || definition === null) throw definitionError('a tool must be an object');
+  if (typeof definition !== 'object' || definition === null)
+    throw definitionError('a tool must be an object');
   const { name } = definition;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw definitionError(
       `tool name ${JSON.stringify(name)} is invalid: use 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'`,
     );
   }
-  if (typeof definition.handler !== 'function') throw definitionError(`tool "${name}": handler must be a function`);
+  if (typeof definition.handler !== 'function')
+    throw definitionError(`tool "${name}": handler must be a function`);
   const input = compileSchema(definition.inputSchema ?? EMPTY_OBJECT_SCHEMA, `tool "${name}" inputSchema`);
   if (input.json.type !== 'object') {
     throw definitionError(`tool "${name}": inputSchema must have type "object" at its root`);
@@ -87,7 +89,8 @@ export function normalizeToolResult(value: ToolReturn): CallToolResult {
   if (typeof value !== 'object' || value === null) {
     throw new TypeError('a tool handler must return a string or an object with content');
   }
-  const noContent = value.content === undefined || (Array.isArray(value.content) && value.content.length === 0);
+  const noContent =
+    value.content === undefined || (Array.isArray(value.content) && value.content.length === 0);
   if (noContent || !Array.isArray(value.content)) {
     if (noContent && 'structuredContent' in value) {
       const text = JSON.stringify(value.structuredContent) ?? 'null';

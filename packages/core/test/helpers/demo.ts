@@ -36,7 +36,11 @@ export function demoServer(extra: Partial<ServerDefinition> = {}) {
 let nextId = 1;
 
 /** A 2026-07-28 request with the required `_meta`. */
-export function modern(method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) {
+export function modern(
+  method: string,
+  params: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+) {
   return {
     jsonrpc: '2.0',
     id: nextId++,
@@ -61,5 +65,9 @@ export function legacy(method: string, params?: Record<string, unknown>) {
 }
 
 export function initialize(version: string, capabilities: Record<string, unknown> = {}) {
-  return legacy('initialize', { protocolVersion: version, capabilities, clientInfo: { name: 'test', version: '0' } });
+  return legacy('initialize', {
+    protocolVersion: version,
+    capabilities,
+    clientInfo: { name: 'test', version: '0' },
+  });
 }

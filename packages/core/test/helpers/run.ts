@@ -1,4 +1,10 @@
-import { type DispatchContext, dispatch, type JsonRpcMessage, type Outcome, type Runtime } from '../../src/index.js';
+import {
+  type DispatchContext,
+  dispatch,
+  type JsonRpcMessage,
+  type Outcome,
+  type Runtime,
+} from '../../src/index.js';
 
 export interface Ran {
   outcome: Outcome;

@@ -5,7 +5,11 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../../../spec/mcp-schema/', import.meta.url));
-type Validator = { validate(schema: object, value: unknown): boolean; errorsText(errors?: unknown): string; errors?: unknown };
+type Validator = {
+  validate(schema: object, value: unknown): boolean;
+  errorsText(errors?: unknown): string;
+  errors?: unknown;
+};
 const cache = new Map<string, { ajv: Validator; defs: string }>();
 
 function load(revision: string) {
@@ -13,7 +17,9 @@ function load(revision: string) {
   if (!entry) {
     const schema = JSON.parse(readFileSync(`${ROOT}${revision}/schema.json`, 'utf8'));
     const modern = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
-    const AjvClass = (modern ? Ajv2020 : Ajv) as unknown as new (options: object) => Validator & {
+    const AjvClass = (modern ? Ajv2020 : Ajv) as unknown as new (
+      options: object,
+    ) => Validator & {
       addSchema(schema: object, key: string): void;
     };
     const ajv = new AjvClass({ strict: false, allErrors: true, validateFormats: false });
@@ -54,11 +60,13 @@ const RESULT_BY_METHOD: Record<string, string> = {
  * against the result type of `method` (an `input_required` result against InputRequiredResult).
  */
 export function expectResponse(revision: string, method: string, message: unknown): void {
-  const envelope = (message as { error?: unknown }).error !== undefined ? errorEnvelope(revision) : 'JSONRPCResultResponse';
+  const envelope =
+    (message as { error?: unknown }).error !== undefined ? errorEnvelope(revision) : 'JSONRPCResultResponse';
   expectSchema(revision, envelopeName(revision, envelope), message);
   const result = (message as { result?: Record<string, unknown> }).result;
   if (result === undefined) return;
-  const definition = result.resultType === 'input_required' ? 'InputRequiredResult' : RESULT_BY_METHOD[method];
+  const definition =
+    result.resultType === 'input_required' ? 'InputRequiredResult' : RESULT_BY_METHOD[method];
   if (definition) expectSchema(revision, definition, result);
 }
 

@@ -1,0 +1,130 @@
+import { ErrorCode } from '../errors/codes.js';
+import { ProtocolError } from '../errors/protocol-error.js';
+import type { RequestId } from '../json/int.js';
+import { type JsonRpcNotification, notification } from '../jsonrpc/types.js';
+import { LOG_LEVELS, type LogLevel } from '../protocol/types.js';
+import type { HandlerContext, InputOptions } from './context.js';
+import type { DispatchContext } from './dispatch.js';
+import { checkRequests, type InputRequest, InputRequiredSignal } from './input.js';
+import type { Selection } from './select.js';
+import type { MessageStream } from './stream.js';
+
+/** What earlier MRTR rounds of this request gathered (2026-07-28). */
+export interface InputRound {
+  readonly responses: Record<string, unknown>;
+  readonly state: unknown;
+}
+
+export interface HandlerContextInput {
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly selection: Selection;
+  readonly context: DispatchContext;
+  readonly stream: MessageStream | undefined;
+  readonly progressToken: RequestId | undefined;
+  readonly logThreshold: LogLevel | undefined;
+  /** Set when the method may ask for input (tools/call, prompts/get, resources/read). */
+  readonly inputRound: InputRound | undefined;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+export function createHandlerContext(input: HandlerContextInput): HandlerContext {
+  const { requestId, method, selection, context, stream, progressToken, logThreshold, inputRound } = input;
+  const { dialect } = selection;
+  const signal = context.signal ?? NEVER_ABORTED;
+  let lastProgress = Number.NEGATIVE_INFINITY;
+  const send = (message: JsonRpcNotification) => {
+    stream?.push(message);
+  };
+
+  const ask = async (
+    requests: Record<string, InputRequest>,
+    options: InputOptions | undefined,
+  ): Promise<Record<string, Record<string, unknown>>> => {
+    if (!inputRound) {
+      throw new ProtocolError(ErrorCode.InternalError, `Input requests are not available in ${method}`);
+    }
+    checkRequests(requests, selection.clientCapabilities);
+    if (dialect.era === 'modern') {
+      const missing: Record<string, InputRequest> = {};
+      for (const [key, request] of Object.entries(requests)) {
+        if (inputRound.responses[key] === undefined)
+          missing[key] = { method: request.method, params: request.params };
+      }
+      if (Object.keys(missing).length > 0) {
+        throw new InputRequiredSignal(
+          missing,
+          options && 'state' in options ? options.state : inputRound.state,
+        );
+      }
+      return Object.fromEntries(
+        Object.keys(requests).map((key) => [key, inputRound.responses[key] as Record<string, unknown>]),
+      );
+    }
+    const { channel } = context;
+    if (!channel) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        'This transport cannot carry server-initiated requests',
+      );
+    }
+    const entries = await Promise.all(
+      Object.entries(requests).map(
+        async ([key, request]) =>
+          [
+            key,
+            await channel.request(request.method, request.params, { signal, relatedRequestId: requestId }),
+          ] as const,
+      ),
+    );
+    return Object.fromEntries(entries);
+  };
+  const one = async (key: string, request: InputRequest, options: InputOptions | undefined) =>
+    (await ask({ [key]: request }, options))[key] as Record<string, unknown>;
+
+  return {
+    signal,
+    requestId,
+    method,
+    protocolVersion: dialect.version,
+    clientCapabilities: selection.clientCapabilities,
+    clientInfo: selection.clientInfo,
+    auth: context.auth,
+    url: context.url,
+    canReportProgress: progressToken !== undefined,
+    state: inputRound?.state,
+    progress(progress, total, message) {
+      if (progressToken === undefined) return;
+      if (typeof progress !== 'number' || !(progress > lastProgress)) {
+        throw new RangeError(`progress must strictly increase: ${progress} after ${lastProgress}`);
+      }
+      lastProgress = progress;
+      const params: Record<string, unknown> = { progressToken, progress };
+      if (total !== undefined) params.total = total;
+      if (message !== undefined) params.message = message;
+      send(notification('notifications/progress', params));
+    },
+    log(level, data, logger) {
+      if (logThreshold === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logThreshold)) return;
+      const params: Record<string, unknown> = { level, data };
+      if (logger !== undefined) params.logger = logger;
+      send(notification('notifications/message', params));
+    },
+    input: ask,
+    elicit: (params, options) =>
+      one(options?.key ?? 'elicit', { method: 'elicitation/create', params }, options),
+    sample: (params, options) =>
+      one(options?.key ?? 'sample', { method: 'sampling/createMessage', params }, options),
+    listRoots: (options) => one(options?.key ?? 'roots', { method: 'roots/list' }, options),
+    retryLater(state) {
+      if (!inputRound || dialect.era !== 'modern') {
+        throw new ProtocolError(
+          ErrorCode.InternalError,
+          `retryLater is only available in MRTR methods on 2026-07-28`,
+        );
+      }
+      throw new InputRequiredSignal({}, state);
+    },
+  };
+}

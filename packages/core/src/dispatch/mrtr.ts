@@ -1,0 +1,84 @@
+import { ErrorCode } from '../errors/codes.js';
+import { ProtocolError } from '../errors/protocol-error.js';
+import type { Runtime } from '../router/runtime.js';
+import type { DispatchContext } from './dispatch.js';
+import type { InputRound } from './handler-context.js';
+import { InputRequiredSignal } from './input.js';
+import type { Operation, OperationCall } from './operation.js';
+import { canonicalJson, digest, originalParams, signState, verifyState } from './request-state.js';
+import type { Selection } from './select.js';
+
+/**
+ * Runs a method that may ask for input. On 2026-07-28 (MRTR) it verifies a retry's `requestState`,
+ * merges the answers of earlier rounds with this retry's `inputResponses`, runs the handler, and
+ * turns an input request into `resultType: "input_required"` with a freshly signed `requestState`.
+ * On the initialize-based revisions input goes through the transport's channel instead.
+ */
+export async function runWithInput(
+  runtime: Runtime,
+  method: string,
+  params: Record<string, unknown>,
+  context: DispatchContext,
+  selected: Selection,
+  operation: Operation,
+  makeCall: (round: InputRound) => OperationCall,
+): Promise<Record<string, unknown>> {
+  if (selected.dialect.era !== 'modern') return operation(makeCall({ responses: {}, state: undefined }));
+  const { mrtr } = runtime;
+  const principal = context.auth?.principal ?? '';
+  let round = 0;
+  let gathered: Record<string, unknown> = {};
+  let state: unknown;
+  let binding: { digest: string; principal: string } | undefined;
+  const bind = async () => {
+    binding ??= {
+      digest: await digest(`${method}\n${canonicalJson(originalParams(params))}`),
+      principal: await digest(`principal\n${principal}`),
+    };
+    return binding;
+  };
+  if (params.requestState !== undefined) {
+    const expected = await bind();
+    const verified = await verifyState(await mrtr.key, params.requestState, {
+      method,
+      ...expected,
+      now: Date.now(),
+    });
+    if (typeof verified === 'string') throw ProtocolError.invalidParams(`Invalid requestState: ${verified}`);
+    round = verified.n;
+    gathered = verified.r;
+    state = verified.s;
+  }
+  const answers = params.inputResponses;
+  if (answers !== undefined && (typeof answers !== 'object' || answers === null || Array.isArray(answers))) {
+    throw ProtocolError.invalidParams('inputResponses must be an object');
+  }
+  const responses = answers ? { ...gathered, ...(answers as Record<string, unknown>) } : gathered;
+  try {
+    const result = await operation(makeCall({ responses, state }));
+    // A result computed from input answers is not cacheable (the client must not cache it either).
+    return round > 0 || answers !== undefined ? { ...result, ttlMs: 0, cacheScope: 'private' } : result;
+  } catch (error) {
+    if (!(error instanceof InputRequiredSignal)) throw error;
+    if (round + 1 > mrtr.maxRounds) {
+      throw new ProtocolError(
+        ErrorCode.InvalidRequest,
+        `Too many input rounds (${mrtr.maxRounds}) for ${method}`,
+      );
+    }
+    const expected = await bind();
+    const requestState = await signState(await mrtr.key, {
+      v: 1,
+      m: method,
+      d: expected.digest,
+      p: expected.principal,
+      e: Date.now() + mrtr.stateTtlMs,
+      n: round + 1,
+      r: responses,
+      ...(error.state === undefined ? {} : { s: error.state }),
+    });
+    const result: Record<string, unknown> = { resultType: 'input_required', requestState };
+    if (Object.keys(error.requests).length > 0) result.inputRequests = error.requests;
+    return result;
+  }
+}
