@@ -1,21 +1,35 @@
-import { createServer, type Runtime, type ServerDefinition } from '@snodo/core';
+import {
+  type ChangeHub,
+  createChangeHub,
+  createServer,
+  type Runtime,
+  type ServerDefinition,
+} from '@snodo/core';
+import { ask, PROMPTS, RESOURCES, TEMPLATES, touch } from './features.js';
 import { TOOLS } from './tools.js';
 
 export { UNICODE_TEXT } from './tools.js';
 
 /**
- * The demo server every transport, benchmark and interop test serves: one definition, extended
- * feature by feature. Tools live in tools.ts; resources (`demo://greeting`, template
- * `demo://items/{id}`), the `greet` prompt and the `ask`/`touch` tools join `definition` here.
+ * The demo server every transport, benchmark and interop test serves. Tools live in tools.ts;
+ * the MRTR `ask` tool, `touch`, resources, the `demo://items/{id}` template and the `greet`
+ * prompt in features.ts. `hub` is the change hub `touch` notifies (pass one to share it).
  */
-export function createEverythingServer(overrides: Partial<ServerDefinition> = {}): Runtime {
+export function createEverythingServer(
+  overrides: Partial<ServerDefinition> = {},
+  hub: ChangeHub = createChangeHub(),
+): Runtime {
   const definition: ServerDefinition = {
     name: 'everything',
     title: 'Snodo everything demo',
     version: '0.0.0',
     instructions:
-      'A demo server: echo repeats text, add sums numbers, sleep waits, fail fails, unicode returns non-ASCII text.',
-    tools: TOOLS,
+      'A demo server: echo repeats text, add sums numbers, sleep waits, fail fails, unicode returns non-ASCII text, ask asks for your name, touch notifies subscribers of a resource.',
+    tools: [...TOOLS, ask, touch(hub)],
+    resources: RESOURCES,
+    resourceTemplates: TEMPLATES,
+    prompts: PROMPTS,
+    hub,
     ...overrides,
   };
   return createServer(definition);

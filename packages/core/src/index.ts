@@ -3,6 +3,11 @@
 export type { Dialect, Era, MethodClass, MethodSpec, Shaping } from './dialects/dialect.js';
 export { DIALECTS, dialectFor, isKnownVersion } from './dialects/registry.js';
 export { type BatchOutcome, dispatchBatch } from './dispatch/batch.js';
+export {
+  type ClientRequests,
+  createClientRequests,
+  DEFAULT_CLIENT_REQUEST_TIMEOUT,
+} from './dispatch/client-requests.js';
 export type { AuthInfo, HandlerContext, InputOptions } from './dispatch/context.js';
 export { type DispatchContext, dispatch } from './dispatch/dispatch.js';
 export { type ClientRequestChannel, ClientRequestError, type InputRequest } from './dispatch/input.js';
@@ -28,6 +33,8 @@ export {
   type SubmitOptions,
   type SubscriptionSlot,
 } from './executor/index.js';
+// Streamable HTTP, shared by every HTTP host (see src/http/).
+export * from './http/index.js';
 export {
   DEFAULT_MAX_INTEGER_DIGITS,
   type DecodeJsonOptions,

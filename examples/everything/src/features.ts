@@ -1,0 +1,82 @@
+import {
+  type ChangeHub,
+  type PromptDefinition,
+  prompt,
+  type ResourceDefinition,
+  type ResourceTemplateDefinition,
+  resource,
+  resourceTemplate,
+  type ToolDefinition,
+  tool,
+} from '@snodo/core';
+import { z } from 'zod';
+
+const ITEM_IDS = ['1', '2', '3', '10', '42'];
+const NAMES = ['Ada', 'Alan', 'Barbara', 'Grace', 'Linus'];
+
+/** `ask`: MRTR on 2026-07-28 (server-initiated elicitation before it) for a name, then a greeting. */
+export const ask: ToolDefinition = tool({
+  name: 'ask',
+  title: 'Ask for a name',
+  description: 'Asks the user for their name (elicitation), then greets them',
+  handler: async (_args, ctx) => {
+    const answer = await ctx.elicit({
+      message: 'What is your name?',
+      requestedSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', title: 'Name' } },
+        required: ['name'],
+      },
+    });
+    if (answer.action !== 'accept') return `No name given (${String(answer.action)}).`;
+    return `Hello, ${String((answer.content as { name?: unknown } | undefined)?.name)}!`;
+  },
+});
+
+/** `touch`: marks a resource updated, so its subscribers are notified. */
+export function touch(hub: ChangeHub): ToolDefinition {
+  return tool({
+    name: 'touch',
+    title: 'Touch a resource',
+    description: 'Marks a resource as updated so that its subscribers are notified',
+    inputSchema: z.object({ uri: z.string() }),
+    handler: ({ uri }) => {
+      hub.notifyResourceUpdated(uri);
+      return `touched ${uri}`;
+    },
+  });
+}
+
+export const RESOURCES: ResourceDefinition[] = [
+  resource({
+    uri: 'demo://greeting',
+    name: 'greeting',
+    title: 'Greeting',
+    description: 'A static greeting',
+    mimeType: 'text/plain',
+    read: () => 'Hello from the Snodo everything demo!',
+  }),
+];
+
+export const TEMPLATES: ResourceTemplateDefinition[] = [
+  resourceTemplate({
+    uriTemplate: 'demo://items/{id}',
+    name: 'item',
+    title: 'Item',
+    description: 'One item by id',
+    mimeType: 'application/json',
+    read: ({ id }) => JSON.stringify({ id, name: `Item ${id}` }),
+    complete: { id: (value) => ITEM_IDS.filter((id) => id.startsWith(value)) },
+  }),
+];
+
+export const PROMPTS: PromptDefinition[] = [
+  prompt({
+    name: 'greet',
+    title: 'Greet someone',
+    description: 'A prompt that greets someone by name',
+    arguments: [{ name: 'name', description: 'Who to greet', required: true }],
+    get: ({ name }) => `Please greet ${name} warmly.`,
+    complete: { name: (value) => NAMES.filter((name) => name.toLowerCase().startsWith(value.toLowerCase())) },
+  }),
+];
