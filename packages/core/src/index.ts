@@ -136,3 +136,5 @@ export {
   openSessionNotifications,
   type SessionNotifications,
 } from './subscriptions/session-notifications.js';
+// Streamable HTTP, shared by every HTTP host (see src/http/).
+export * from './http/index.js';

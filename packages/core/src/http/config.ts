@@ -1,0 +1,205 @@
+import { optionError } from '../errors/snodo-error.js';
+import { Executor } from '../executor/executor.js';
+import type { DecodeLimits } from '../jsonrpc/decode.js';
+import { positiveInteger } from '../limits/validate.js';
+import type { Runtime } from '../router/runtime.js';
+import {
+  DEFAULT_ALLOWED_ORIGIN_HOSTS,
+  DEFAULT_KEEP_ALIVE_INTERVAL,
+  DEFAULT_MAX_BODY_BYTES,
+} from './defaults.js';
+import { type HostRule, parseHostRules } from './origin.js';
+import { LocalSessions, MemorySessionStore, type SessionStore } from './sessions.js';
+
+/** Options of core's Streamable HTTP handling, shared by every host adapter. */
+export interface HttpOptions {
+  /** Only this path is served (other paths: 404). Default: every path (the host routes). */
+  path?: string;
+  /**
+   * Hosts an `Origin` header may name: `name` accepts any port, `name:port` only that port.
+   * Default: `localhost`, `127.0.0.1`, `[::1]`. Requests without `Origin` are not affected.
+   */
+  allowedOriginHosts?: readonly string[];
+  /** When set, the `Host` header must name one of these (same syntax). Default: off. */
+  allowedHosts?: readonly string[];
+  /** `: keepalive` comment interval of an idle SSE response, in ms. Default 15,000. */
+  keepAliveInterval?: number;
+  /** Largest body accepted, in bytes (413 above). Default 2,000,000. */
+  maxBodyBytes?: number;
+  /** Deadline of each request, in ms; 0 disables it. Default: the executor's (60,000). */
+  requestTimeout?: number;
+  /** Runs the requests (bounded admission). Default: a new `Executor` built from the three options below. */
+  executor?: Executor;
+  /** For the default executor: requests running at once (default 64). */
+  maxConcurrency?: number;
+  /** For the default executor: requests waiting for a slot (default 256); more get 503. */
+  maxQueue?: number;
+  /** For the default executor: open subscription streams (default 256); more get 503. */
+  maxSubscriptions?: number;
+  /** Sessions of the initialize-based revisions. Default: a `MemorySessionStore` with the two options below. */
+  sessionStore?: SessionStore;
+  /** For the default store: sessions held, least recently used evicted first. Default 10,000. */
+  maxSessions?: number;
+  /** For the default store: idle expiry in ms (0: never). Default 1,800,000 (30 min). */
+  sessionIdleTimeout?: number;
+  /** JSON decoding bounds (`decodeMessage`): digits of an integer, bytes of an id. */
+  decodeLimits?: DecodeLimits;
+  /**
+   * Aborted when the host shuts down: open subscription streams then end gracefully with their
+   * final response. Running requests are left to finish (the host decides how long).
+   */
+  shutdownSignal?: AbortSignal;
+}
+
+/** Options validated once, with the state they imply (executor, session store, running requests). */
+export interface HttpConfig {
+  readonly path: string | undefined;
+  readonly originRules: readonly HostRule[];
+  readonly hostRules: readonly HostRule[] | undefined;
+  readonly keepAliveInterval: number;
+  readonly maxBodyBytes: number;
+  readonly requestTimeout: number | undefined;
+  readonly executor: Executor;
+  readonly sessions: SessionStore;
+  readonly local: LocalSessions;
+  readonly decodeLimits: DecodeLimits | undefined;
+  readonly shutdownSignal: AbortSignal | undefined;
+}
+
+const kConfig = Symbol.for('snodo.HttpConfig');
+const BY_OPTIONS = new WeakMap<object, HttpConfig>();
+const BY_RUNTIME = new WeakMap<Runtime, HttpConfig>();
+
+/**
+ * Validates options once (the message names the option and its rule) and builds the state they
+ * imply. `prepare` calls it through a cache keyed by the options object, so passing the same
+ * object every time shares one executor and one session store; hosts call it up front.
+ */
+export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
+  if (isConfig(options)) return options;
+  if (typeof options !== 'object' || options === null) throw optionError('HTTP options must be an object');
+  const known = new Set<string>(OPTION_NAMES);
+  for (const key of Object.keys(options)) {
+    if (!known.has(key)) throw optionError(`unknown HTTP option "${key}"; known: ${OPTION_NAMES.join(', ')}`);
+  }
+  if (options.path !== undefined && (typeof options.path !== 'string' || !options.path.startsWith('/'))) {
+    throw optionError(`path must be a string starting with "/", got ${JSON.stringify(options.path)}`);
+  }
+  if (options.executor !== undefined) {
+    if (!(options.executor instanceof Executor)) throw optionError('executor must be an Executor');
+    for (const name of ['maxConcurrency', 'maxQueue', 'maxSubscriptions'] as const) {
+      if (options[name] !== undefined) {
+        throw optionError(
+          `${name} configures the executor Snodo creates; set it on the executor you pass instead`,
+        );
+      }
+    }
+  }
+  if (options.sessionStore !== undefined) {
+    const store = options.sessionStore as Partial<SessionStore>;
+    if (
+      typeof store?.get !== 'function' ||
+      typeof store.set !== 'function' ||
+      typeof store.delete !== 'function'
+    ) {
+      throw optionError('sessionStore must have get, set and delete methods');
+    }
+    for (const name of ['maxSessions', 'sessionIdleTimeout'] as const) {
+      if (options[name] !== undefined) {
+        throw optionError(
+          `${name} configures the in-memory session store; set it on the sessionStore you pass instead`,
+        );
+      }
+    }
+  }
+  const requestTimeout = options.requestTimeout;
+  if (
+    requestTimeout !== undefined &&
+    (typeof requestTimeout !== 'number' || !(requestTimeout >= 0) || !Number.isFinite(requestTimeout))
+  ) {
+    throw optionError(`requestTimeout must be a number of milliseconds >= 0, got ${String(requestTimeout)}`);
+  }
+  if (
+    options.shutdownSignal !== undefined &&
+    typeof options.shutdownSignal?.addEventListener !== 'function'
+  ) {
+    throw optionError('shutdownSignal must be an AbortSignal');
+  }
+  const executor =
+    options.executor ??
+    new Executor({
+      maxConcurrency: options.maxConcurrency,
+      maxQueue: options.maxQueue,
+      maxSubscriptions: options.maxSubscriptions,
+    });
+  const config: HttpConfig = {
+    path: options.path,
+    originRules: parseHostRules(
+      'allowedOriginHosts',
+      options.allowedOriginHosts ?? DEFAULT_ALLOWED_ORIGIN_HOSTS,
+    ),
+    hostRules:
+      options.allowedHosts === undefined ? undefined : parseHostRules('allowedHosts', options.allowedHosts),
+    keepAliveInterval: positiveInteger(
+      'keepAliveInterval',
+      options.keepAliveInterval,
+      DEFAULT_KEEP_ALIVE_INTERVAL,
+    ),
+    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    // undefined: the executor's own deadline; 0 disables it (the executor's rule).
+    requestTimeout,
+    executor,
+    sessions:
+      options.sessionStore ??
+      new MemorySessionStore({
+        maxSessions: options.maxSessions,
+        sessionIdleTimeout: options.sessionIdleTimeout,
+      }),
+    local: new LocalSessions(),
+    decodeLimits: options.decodeLimits,
+    shutdownSignal: options.shutdownSignal,
+  };
+  Object.defineProperty(config, kConfig, { value: true });
+  return Object.freeze(config);
+}
+
+const OPTION_NAMES: readonly (keyof HttpOptions)[] = [
+  'path',
+  'allowedOriginHosts',
+  'allowedHosts',
+  'keepAliveInterval',
+  'maxBodyBytes',
+  'requestTimeout',
+  'executor',
+  'maxConcurrency',
+  'maxQueue',
+  'maxSubscriptions',
+  'sessionStore',
+  'maxSessions',
+  'sessionIdleTimeout',
+  'decodeLimits',
+  'shutdownSignal',
+];
+
+export function isConfig(value: unknown): value is HttpConfig {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[kConfig] === true;
+}
+
+/** The configuration `prepare` uses: resolved once per options object, or once per runtime without options. */
+export function configFor(runtime: Runtime, options: HttpOptions | HttpConfig | undefined): HttpConfig {
+  if (options === undefined) {
+    let config = BY_RUNTIME.get(runtime);
+    if (config === undefined) {
+      config = resolveHttpOptions({});
+      BY_RUNTIME.set(runtime, config);
+    }
+    return config;
+  }
+  if (isConfig(options)) return options;
+  let config = BY_OPTIONS.get(options);
+  if (config === undefined) {
+    config = resolveHttpOptions(options);
+    BY_OPTIONS.set(options, config);
+  }
+  return config;
+}

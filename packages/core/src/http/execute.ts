@@ -1,0 +1,304 @@
+import { dispatchBatch } from '../dispatch/batch.js';
+import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
+import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
+import { MessageStream } from '../dispatch/stream.js';
+import { ErrorCode } from '../errors/codes.js';
+import { ExecutorError } from '../executor/errors.js';
+import type { SubscriptionSlot } from '../executor/executor.js';
+import { encodeJson } from '../json/index.js';
+import type { RequestId } from '../json/int.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../jsonrpc/types.js';
+import type { HttpConfig } from './config.js';
+import type { PreparedRequest, Work } from './prepare.js';
+import {
+  emptyResponse,
+  errorHttpResponse,
+  JSON_HEADERS,
+  jsonResponse,
+  SSE_HEADERS,
+  statusOf,
+} from './responses.js';
+import { mintSessionId } from './sessions.js';
+import { sseFrames } from './sse.js';
+import type { HttpRequest, HttpResponse, HttpStreamResponse } from './types.js';
+
+type Of<K extends Work['kind']> = Extract<Work, { kind: K }>;
+
+/**
+ * Runs a prepared request and shapes its answer: JSON for a plain result, `text/event-stream` when
+ * the request streams notifications before its result (decided by the first message) or opens a
+ * subscription, 202 for notifications and client responses, 204 for DELETE.
+ *
+ * Requests run through the executor with the request's deadline; overload is 503 (-32000), a
+ * deadline -32001. On 2026-07-28 the request's `signal` (a disconnect) aborts the handler. On the
+ * initialize-based revisions a disconnect is not a cancellation (their transport spec says so):
+ * the handler runs to its end or its deadline and its answer is dropped; `notifications/cancelled`
+ * or DELETE of the session stops it.
+ */
+export async function execute(prepared: PreparedRequest): Promise<HttpResponse> {
+  const { work } = prepared;
+  switch (work.kind) {
+    case 'request':
+      return runRequest(prepared, work);
+    case 'initialize':
+      return runInitialize(prepared, work);
+    case 'notification':
+      return runNotification(prepared, work);
+    case 'batch':
+      return runBatch(prepared, work);
+    case 'delete':
+      return runDelete(prepared, work);
+  }
+}
+
+function baseContext(
+  request: HttpRequest,
+  work: { session?: { session: DispatchContext['session'] } | undefined; headerVersion?: string | undefined },
+): DispatchContext {
+  const context: DispatchContext = {};
+  if (work.session?.session) context.session = work.session.session;
+  if (work.headerVersion !== undefined) context.headerVersion = work.headerVersion;
+  if (request.auth !== undefined) context.auth = request.auth;
+  if (request.url !== undefined) context.url = request.url;
+  return context;
+}
+
+async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promise<HttpResponse> {
+  const { runtime, config, request } = prepared;
+  const { message, modern, session } = work;
+  const { id } = message;
+  let signal = request.signal;
+  let untrack: (() => void) | undefined;
+  if (!modern && session) {
+    const controller = new AbortController();
+    untrack = config.local.track(session.id, requestKey(id), controller);
+    signal = controller.signal;
+  }
+  let slot: SubscriptionSlot | null | undefined;
+  if (message.method === 'subscriptions/listen') {
+    slot = config.executor.acquireSubscription();
+    if (slot === null) {
+      untrack?.();
+      return overloaded(id, 'Too many open subscriptions: try again later');
+    }
+  }
+  const context = baseContext(request, work);
+
+  // The task holds its executor slot until the handler is done, streamed or not: a stream's
+  // messages are moved into `relay` (bounded like the source) while the host reads them.
+  let handoff!: (relay: MessageStream) => void;
+  const streamed = new Promise<MessageStream>((resolve) => {
+    handoff = resolve;
+  });
+  const settled = config.executor.submit(
+    async (taskSignal): Promise<Outcome> => {
+      const outcome = await dispatch(runtime, message, { ...context, signal: taskSignal });
+      if (outcome.type !== 'stream') return outcome;
+      const relay = new MessageStream();
+      handoff(relay);
+      await relayAll(outcome.messages, relay);
+      return outcome;
+    },
+    config.requestTimeout === undefined ? { signal } : { signal, timeout: config.requestTimeout },
+  );
+
+  let first: Outcome | MessageStream;
+  try {
+    first = await Promise.race([settled, streamed]);
+  } catch (error) {
+    slot?.release();
+    untrack?.();
+    return failure(error, id);
+  }
+
+  if (!(first instanceof MessageStream)) {
+    untrack?.();
+    if (first.type === 'subscription') {
+      if (!slot) slot = config.executor.acquireSubscription();
+      if (!slot) {
+        first.subscription.close();
+        return overloaded(id, 'Too many open subscriptions: try again later');
+      }
+      return serveSubscription(config, request, first.subscription, slot);
+    }
+    slot?.release();
+    if (first.type === 'response') {
+      if (first.session && session) await config.sessions.set(session.id, first.session);
+      return jsonResponse(statusOf(first.message, modern), first.message);
+    }
+    return emptyResponse(202);
+  }
+
+  const relay = first;
+  slot?.release();
+  settled.then(
+    async (outcome) => {
+      untrack?.();
+      if (outcome.type === 'stream' && outcome.session && session)
+        await config.sessions.set(session.id, outcome.session);
+    },
+    (error) => {
+      untrack?.();
+      if (ExecutorError.is(error) && error.code === 'SNODO_ERR_REQUEST_TIMEOUT') relay.end(timedOut(id));
+      else relay.abandon();
+    },
+  );
+  const messages = relay[Symbol.asyncIterator]();
+  const head = await messages.next();
+  if (head.done) return emptyStream();
+  if (isResponse(head.value)) return jsonResponse(statusOf(head.value, modern), head.value);
+  return {
+    status: 200,
+    headers: SSE_HEADERS,
+    stream: sseFrames(
+      messages,
+      { keepAliveInterval: config.keepAliveInterval, disconnect: request.signal },
+      head.value,
+    ),
+  };
+}
+
+/**
+ * A subscription stream until the client leaves (its slot returns at once, even if the host never
+ * reads the stream), the source ends, or the host shuts down; in the last two cases the graceful
+ * listen result is the last event.
+ */
+function serveSubscription(
+  config: HttpConfig,
+  request: HttpRequest,
+  subscription: OpenedSubscription,
+  slot: SubscriptionSlot,
+): HttpStreamResponse {
+  const disconnect = request.signal;
+  const release = () => {
+    disconnect.removeEventListener('abort', release);
+    subscription.close();
+    slot.release();
+  };
+  disconnect.addEventListener('abort', release);
+  if (disconnect.aborted) release();
+  return {
+    status: 200,
+    headers: SSE_HEADERS,
+    stream: sseFrames(subscription[Symbol.asyncIterator](), {
+      keepAliveInterval: config.keepAliveInterval,
+      disconnect,
+      shutdown: config.shutdownSignal,
+      final: () => subscription.close(),
+      cleanup: release,
+    }),
+  };
+}
+
+async function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>): Promise<HttpResponse> {
+  const { runtime, config, request } = prepared;
+  const context = baseContext(request, {});
+  let outcome: Outcome;
+  try {
+    outcome = await config.executor.submit(
+      (signal) => dispatch(runtime, work.message, { ...context, signal }),
+      {
+        signal: request.signal,
+      },
+    );
+  } catch (error) {
+    return failure(error, work.message.id);
+  }
+  if (outcome.type !== 'response') return emptyResponse(202);
+  if (!outcome.session) return jsonResponse(statusOf(outcome.message, true), outcome.message);
+  const sessionId = mintSessionId();
+  await config.sessions.set(sessionId, outcome.session);
+  return jsonResponse(200, outcome.message, { ...JSON_HEADERS, 'mcp-session-id': sessionId });
+}
+
+async function runNotification(prepared: PreparedRequest, work: Of<'notification'>): Promise<HttpResponse> {
+  const { runtime, config, request } = prepared;
+  const { session } = work;
+  const outcome = await dispatch(runtime, work.message, baseContext(request, work));
+  if (session && outcome.type === 'none') {
+    if (outcome.cancel !== undefined)
+      config.local.cancel(session.id, requestKey(outcome.cancel), 'notifications/cancelled');
+    if (outcome.session) await config.sessions.set(session.id, outcome.session);
+  }
+  return emptyResponse(202);
+}
+
+async function runBatch(prepared: PreparedRequest, work: Of<'batch'>): Promise<HttpResponse> {
+  const { runtime, config, request } = prepared;
+  const context = baseContext(request, work);
+  let result: Awaited<ReturnType<typeof dispatchBatch>>;
+  try {
+    result = await config.executor.submit(
+      (signal) => dispatchBatch(runtime, work.items, { ...context, signal }),
+      config.requestTimeout === undefined ? {} : { timeout: config.requestTimeout },
+    );
+  } catch (error) {
+    return failure(error, null);
+  }
+  if (result.session) await config.sessions.set(work.session.id, result.session);
+  return result.responses.length === 0 ? emptyResponse(202) : jsonResponse(200, result.responses);
+}
+
+async function runDelete(prepared: PreparedRequest, work: Of<'delete'>): Promise<HttpResponse> {
+  const { config } = prepared;
+  await config.sessions.delete(work.session.id);
+  config.local.end(work.session.id, 'session deleted');
+  return emptyResponse(204);
+}
+
+async function relayAll(source: AsyncIterable<JsonRpcMessage>, relay: MessageStream): Promise<void> {
+  let ended = false;
+  for await (const message of source) {
+    if (isResponse(message)) {
+      relay.end(message);
+      ended = true;
+    } else {
+      relay.push(message);
+    }
+  }
+  if (!ended) relay.abandon();
+}
+
+function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
+  return 'id' in message && ('result' in message || 'error' in message);
+}
+
+/** A JSON-RPC id as a map key: `1` and `"1"` differ, big integers keep their digits. */
+export function requestKey(id: RequestId): string {
+  return encodeJson(id);
+}
+
+function overloaded(id: RequestId | null, message: string): HttpResponse {
+  return {
+    ...errorHttpResponse(503, id, ErrorCode.ServerOverloaded, message),
+    headers: { ...JSON_HEADERS, 'retry-after': '1' },
+  };
+}
+
+function timedOut(id: RequestId): JsonRpcResponse {
+  return errorResponse(id, { code: ErrorCode.RequestTimeout, message: 'Request timed out' });
+}
+
+function emptyStream(): HttpStreamResponse {
+  return { status: 200, headers: SSE_HEADERS, stream: (async function* () {})() };
+}
+
+/** How an executor refusal reaches the client. */
+function failure(error: unknown, id: RequestId | null): HttpResponse {
+  if (ExecutorError.is(error)) {
+    switch (error.code) {
+      case 'SNODO_ERR_OVERLOADED':
+        return overloaded(id, 'Server overloaded: try again later');
+      case 'SNODO_ERR_EXECUTOR_CLOSED':
+        return overloaded(id, 'Server is shutting down');
+      case 'SNODO_ERR_REQUEST_TIMEOUT':
+        return id === null
+          ? errorHttpResponse(200, null, ErrorCode.RequestTimeout, 'Request timed out')
+          : jsonResponse(200, timedOut(id));
+      case 'SNODO_ERR_CANCELLED':
+        // The client left (2026-07-28) or cancelled (notifications/cancelled): no answer is due.
+        return emptyStream();
+    }
+  }
+  return errorHttpResponse(500, id, ErrorCode.InternalError, 'Internal error');
+}

@@ -1,0 +1,121 @@
+import type { AuthInfo } from '../dispatch/context.js';
+import { ErrorCode } from '../errors/codes.js';
+import type { Runtime } from '../router/runtime.js';
+import { type HttpOptions, resolveHttpOptions } from './config.js';
+import { handle } from './handle.js';
+import { paramHeadersOf } from './param-headers.js';
+import { errorHttpResponse } from './responses.js';
+import { type HttpResponse, isStreamResponse } from './types.js';
+
+export interface FetchHandlerOptions extends HttpOptions {
+  /**
+   * The verified identity of a request (from the host's own authentication, e.g. a middleware that
+   * checked a bearer token). Return undefined for anonymous requests; throw to refuse with 401.
+   */
+  authenticate?: (request: Request) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A WHATWG `fetch` handler (`Request` → `Response`) for hosts with web-standard requests: Hono,
+ * Bun.serve, Deno.serve, Cloudflare Workers, Next.js route handlers. The body is read with the
+ * `maxBodyBytes` bound (Content-Length checked first, then counted while streaming). Options are
+ * validated here, once; the runtime's `x-mcp-header` annotations too.
+ */
+export function createFetchHandler(
+  runtime: Runtime,
+  options: FetchHandlerOptions = {},
+): (request: Request) => Promise<Response> {
+  const { authenticate, ...httpOptions } = options;
+  const config = resolveHttpOptions(httpOptions);
+  paramHeadersOf(runtime);
+  return async (request) => {
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const body = await readBody(request, config.maxBodyBytes);
+    if (body === undefined) {
+      return toResponse(
+        errorHttpResponse(413, null, ErrorCode.InvalidRequest, `Body exceeds ${config.maxBodyBytes} bytes`),
+      );
+    }
+    let auth: AuthInfo | undefined;
+    if (authenticate) {
+      try {
+        auth = await authenticate(request);
+      } catch {
+        return toResponse(errorHttpResponse(401, null, ErrorCode.InvalidRequest, 'Unauthorized'));
+      }
+    }
+    // A stream the client cancels must stop the request as a disconnect would.
+    const controller = new AbortController();
+    const abort = () => controller.abort(request.signal.reason);
+    if (request.signal.aborted) abort();
+    else request.signal.addEventListener('abort', abort, { once: true });
+    const response = await handle(
+      runtime,
+      {
+        method: request.method,
+        path: url.pathname + url.search,
+        headers,
+        body,
+        signal: controller.signal,
+        url: request.url,
+        ...(auth === undefined ? {} : { auth }),
+      },
+      config,
+    );
+    if (!isStreamResponse(response)) request.signal.removeEventListener('abort', abort);
+    return toResponse(response, controller);
+  };
+}
+
+async function readBody(request: Request, max: number): Promise<Uint8Array | undefined> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > max) return undefined;
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+function toResponse(response: HttpResponse, controller?: AbortController): Response {
+  const init = { status: response.status, headers: response.headers };
+  if (!isStreamResponse(response)) {
+    return new Response(response.body === '' || response.status === 204 ? null : response.body, init);
+  }
+  const iterator = response.stream[Symbol.asyncIterator]();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(sink) {
+      const next = await iterator.next();
+      if (next.done) sink.close();
+      else sink.enqueue(encoder.encode(next.value));
+    },
+    async cancel(reason) {
+      controller?.abort(reason);
+      await iterator.return?.();
+    },
+  });
+  return new Response(stream, init);
+}

@@ -1,0 +1,346 @@
+import { dialectFor } from '../dialects/registry.js';
+import { selectRevision } from '../dispatch/select.js';
+import type { Session } from '../dispatch/session.js';
+import { ErrorCode } from '../errors/codes.js';
+import { ProtocolError } from '../errors/protocol-error.js';
+import type { RequestId } from '../json/int.js';
+import { type DecodedSingle, decodeMessage } from '../jsonrpc/decode.js';
+import { META } from '../protocol/types.js';
+import type { Runtime } from '../router/runtime.js';
+import { configFor, type HttpConfig, type HttpOptions } from './config.js';
+import { acceptsJsonAndEventStream, decodeHeaderValue, mediaType, trimOws } from './header-values.js';
+import { hostAllowed, originAllowed } from './origin.js';
+import { paramHeaderProblem, paramHeadersOf } from './param-headers.js';
+import { errorHttpResponse } from './responses.js';
+import { plausibleSessionId } from './sessions.js';
+import type { HttpJsonResponse, HttpRequest } from './types.js';
+
+type RequestMessage = Extract<DecodedSingle, { kind: 'request' }>;
+type OtherMessage = Extract<DecodedSingle, { kind: 'notification' | 'response' }>;
+
+/** An initialize-based session found from `Mcp-Session-Id`. */
+export interface SessionRef {
+  readonly id: string;
+  readonly session: Session;
+}
+
+/** What `execute` will do; decided by `prepare`, which performs no side effect. */
+export type Work =
+  | {
+      readonly kind: 'request';
+      readonly message: RequestMessage;
+      /** 2026-07-28 (stateless) rather than a session's revision. */
+      readonly modern: boolean;
+      readonly session: SessionRef | undefined;
+      readonly headerVersion: string | undefined;
+    }
+  | { readonly kind: 'initialize'; readonly message: RequestMessage }
+  | {
+      readonly kind: 'notification';
+      readonly message: OtherMessage;
+      readonly session: SessionRef | undefined;
+      readonly headerVersion: string | undefined;
+    }
+  | {
+      readonly kind: 'batch';
+      readonly items: DecodedSingle[];
+      readonly session: SessionRef;
+      readonly headerVersion: string | undefined;
+    }
+  | { readonly kind: 'delete'; readonly session: SessionRef };
+
+/** A request that passed admission, ready for `execute`. Treat it as opaque. */
+export interface PreparedRequest {
+  readonly runtime: Runtime;
+  readonly config: HttpConfig;
+  readonly request: HttpRequest;
+  readonly work: Work;
+}
+
+export type PrepareResult = { readonly prepared: PreparedRequest } | { readonly response: HttpJsonResponse };
+
+const MODERN_ONLY = new Set(['server/discover', 'subscriptions/listen']);
+const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+/** What an absent MCP-Protocol-Version means on the initialize-based revisions (2025-06-18 transports). */
+const ASSUMED_LEGACY_VERSION = '2025-03-26';
+
+/**
+ * Admits and decodes one HTTP request without running a handler: path, Host, Origin, method, media
+ * types, size, JSON-RPC decoding, the 2026-07-28 header rules, and the session of the
+ * initialize-based revisions. Returns the prepared request, or the complete refusal.
+ *
+ * `options` is validated once per object (keep passing the same one: it owns the executor and the
+ * session store) or may be a config from `resolveHttpOptions`.
+ */
+export async function prepare(
+  runtime: Runtime,
+  request: HttpRequest,
+  options?: HttpOptions | HttpConfig,
+): Promise<PrepareResult> {
+  const config = configFor(runtime, options);
+  const refused = admit(config, request);
+  if (refused) return { response: refused };
+  const done = (work: Work): PrepareResult => ({ prepared: { runtime, config, request, work } });
+
+  if (request.method === 'DELETE') {
+    const id = request.headers['mcp-session-id'];
+    if (id === undefined) return { response: methodNotAllowed(runtime) };
+    const found = await findSession(config, id);
+    if ('response' in found) return found;
+    return done({ kind: 'delete', session: found.session });
+  }
+  if (request.method !== 'POST') return { response: methodNotAllowed(runtime) };
+
+  if (mediaType(request.headers['content-type']) !== 'application/json') {
+    return {
+      response: errorHttpResponse(
+        415,
+        null,
+        ErrorCode.InvalidRequest,
+        'Content-Type must be application/json',
+      ),
+    };
+  }
+  if (!acceptsJsonAndEventStream(request.headers.accept)) {
+    return {
+      response: errorHttpResponse(
+        406,
+        null,
+        ErrorCode.InvalidRequest,
+        'Accept must list both application/json and text/event-stream',
+      ),
+    };
+  }
+  if (request.body.byteLength > config.maxBodyBytes) {
+    return {
+      response: errorHttpResponse(
+        413,
+        null,
+        ErrorCode.InvalidRequest,
+        `Body exceeds ${config.maxBodyBytes} bytes`,
+      ),
+    };
+  }
+
+  const rawHeaderVersion = request.headers['mcp-protocol-version'];
+  const headerVersion = rawHeaderVersion === undefined ? undefined : trimOws(rawHeaderVersion);
+  const headerIsModern = headerVersion !== undefined && dialectFor(headerVersion)?.era === 'modern';
+  const decoded = decodeMessage(request.body, config.decodeLimits);
+
+  if (decoded.kind === 'batch') {
+    if (headerIsModern)
+      return { response: badRequest(null, 'JSON-RPC batches are not accepted on 2026-07-28') };
+    const found = await sessionOf(config, request);
+    if ('response' in found) return found;
+    const versionProblem = legacyVersionProblem(found.session, headerVersion);
+    if (versionProblem) return { response: versionProblem };
+    if (dialectFor(found.session.session.protocolVersion)?.batches !== true) {
+      return {
+        response: badRequest(null, 'JSON-RPC batches are accepted only on protocol revision 2025-03-26'),
+      };
+    }
+    return done({ kind: 'batch', items: decoded.items, session: found.session, headerVersion });
+  }
+  if (decoded.kind === 'invalid') {
+    return {
+      response: errorHttpResponse(
+        400,
+        decoded.id,
+        decoded.error.code,
+        decoded.error.message,
+        decoded.error.data,
+      ),
+    };
+  }
+  if (decoded.kind !== 'request') {
+    const metaModern =
+      metaVersionOf(decoded.kind === 'notification' ? decoded.params : undefined) !== undefined;
+    if (decoded.kind === 'response' && headerIsModern) {
+      return { response: badRequest(null, 'Clients send no JSON-RPC responses on 2026-07-28') };
+    }
+    if (headerIsModern || metaModern) {
+      const method = request.headers['mcp-method'];
+      if (method !== undefined && decoded.kind === 'notification' && trimOws(method) !== decoded.method) {
+        return { response: mismatch(null, 'Mcp-Method header does not match the body method') };
+      }
+      return done({ kind: 'notification', message: decoded, session: undefined, headerVersion });
+    }
+    const found = await sessionOf(config, request);
+    if ('response' in found) return found;
+    const versionProblem = legacyVersionProblem(found.session, headerVersion);
+    if (versionProblem) return { response: versionProblem };
+    return done({ kind: 'notification', message: decoded, session: found.session, headerVersion });
+  }
+
+  const { id, method, params } = decoded;
+  const metaVersion = metaVersionOf(params);
+  if (metaVersion !== undefined || headerIsModern || MODERN_ONLY.has(method)) {
+    const problem = modernProblem(runtime, request, decoded, headerVersion, metaVersion);
+    if (problem) return { response: problem };
+    return done({ kind: 'request', message: decoded, modern: true, session: undefined, headerVersion });
+  }
+  if (method === 'initialize') return done({ kind: 'initialize', message: decoded });
+  const found = await sessionOf(config, request, id);
+  if ('response' in found) return found;
+  const versionProblem = legacyVersionProblem(found.session, headerVersion, id);
+  if (versionProblem) return { response: versionProblem };
+  return done({ kind: 'request', message: decoded, modern: false, session: found.session, headerVersion });
+}
+
+/** Path, Host and Origin: the checks that come before anything is read. */
+function admit(config: HttpConfig, request: HttpRequest): HttpJsonResponse | undefined {
+  if (config.path !== undefined) {
+    const query = request.path.indexOf('?');
+    const path = query < 0 ? request.path : request.path.slice(0, query);
+    if (path !== config.path)
+      return errorHttpResponse(404, null, ErrorCode.InvalidRequest, `Not found: ${path}`);
+  }
+  if (config.hostRules && !hostAllowed(request.headers.host, config.hostRules)) {
+    return errorHttpResponse(403, null, ErrorCode.InvalidRequest, 'Forbidden: Host is not allowed');
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined && !originAllowed(origin, config.originRules)) {
+    return errorHttpResponse(403, null, ErrorCode.InvalidRequest, 'Forbidden: Origin is not allowed');
+  }
+  return undefined;
+}
+
+/**
+ * The 2026-07-28 rules, in this order: `_meta` complete (-32602), `MCP-Protocol-Version` present
+ * and equal to `_meta`'s version (-32020), that version served (-32022), `Mcp-Method`, `Mcp-Name`
+ * and `Mcp-Param-*` equal to the body (-32020), and `initialize`, which does not exist there (-32601).
+ */
+function modernProblem(
+  runtime: Runtime,
+  request: HttpRequest,
+  message: RequestMessage,
+  headerVersion: string | undefined,
+  metaVersion: unknown,
+): HttpJsonResponse | undefined {
+  const { id, method, params } = message;
+  const selected = selectRevision(runtime, {
+    method: 'server/discover',
+    params,
+    session: undefined,
+    headerVersion,
+  });
+  if (ProtocolError.is(selected) && selected.code !== ErrorCode.UnsupportedProtocolVersion) {
+    return errorHttpResponse(400, id, selected.code, selected.message, selected.data);
+  }
+  if (headerVersion === undefined) return mismatch(id, 'MCP-Protocol-Version header is required');
+  if (headerVersion !== metaVersion) {
+    return mismatch(
+      id,
+      `MCP-Protocol-Version header "${headerVersion}" does not match _meta["${META.protocolVersion}"]`,
+    );
+  }
+  if (ProtocolError.is(selected))
+    return errorHttpResponse(400, id, selected.code, selected.message, selected.data);
+
+  const methodHeader = request.headers['mcp-method'];
+  if (methodHeader === undefined) return mismatch(id, 'Mcp-Method header is required');
+  if (trimOws(methodHeader) !== method)
+    return mismatch(id, `Mcp-Method header does not match the body method "${method}"`);
+  const key = NAMED[method];
+  const named = key === undefined ? undefined : params?.[key];
+  if (typeof named === 'string') {
+    const nameHeader = request.headers['mcp-name'];
+    if (nameHeader === undefined) return mismatch(id, `Mcp-Name header is required for ${method}`);
+    const value = decodeHeaderValue(nameHeader);
+    if (value === undefined)
+      return mismatch(id, 'Mcp-Name header is not valid =?base64?…?= (canonical base64 of UTF-8)');
+    if (value !== named) return mismatch(id, `Mcp-Name header does not match params.${key}`);
+  }
+  if (method === 'tools/call' && typeof named === 'string') {
+    const annotated = paramHeadersOf(runtime).get(named);
+    if (annotated) {
+      const problem = paramHeaderProblem(annotated, params?.arguments, request.headers);
+      if (problem) return mismatch(id, problem);
+    }
+  }
+  if (method === 'initialize') {
+    return errorHttpResponse(404, id, ErrorCode.MethodNotFound, 'Method not found: initialize', {
+      protocolVersion: headerVersion,
+    });
+  }
+  return undefined;
+}
+
+function metaVersionOf(params: Record<string, unknown> | undefined): unknown {
+  const meta = params?._meta;
+  return typeof meta === 'object' && meta !== null
+    ? (meta as Record<string, unknown>)[META.protocolVersion]
+    : undefined;
+}
+
+/** The session a legacy message names: 400 without `Mcp-Session-Id`, 404 when unknown or expired. */
+async function sessionOf(
+  config: HttpConfig,
+  request: HttpRequest,
+  id: RequestId | null = null,
+): Promise<{ session: SessionRef } | { response: HttpJsonResponse }> {
+  const sessionId = request.headers['mcp-session-id'];
+  if (sessionId === undefined) {
+    return {
+      response: badRequest(
+        id,
+        'Mcp-Session-Id header is required: send initialize first, or declare ' +
+          `_meta["${META.protocolVersion}"] for a stateless request`,
+      ),
+    };
+  }
+  return findSession(config, sessionId, id);
+}
+
+async function findSession(
+  config: HttpConfig,
+  rawId: string,
+  id: RequestId | null = null,
+): Promise<{ session: SessionRef } | { response: HttpJsonResponse }> {
+  const sessionId = trimOws(rawId);
+  const session = plausibleSessionId(sessionId) ? await config.sessions.get(sessionId) : undefined;
+  if (session === undefined) {
+    return {
+      response: errorHttpResponse(404, id, ErrorCode.InvalidRequest, 'Session not found: initialize again'),
+    };
+  }
+  return { session: { id: sessionId, session } };
+}
+
+/**
+ * After initialize, `MCP-Protocol-Version` must name the session's revision; absent, it means
+ * 2025-03-26 (the transport spec's rule), so 2025-06-18 and later sessions must send it.
+ */
+function legacyVersionProblem(
+  session: SessionRef,
+  headerVersion: string | undefined,
+  id: RequestId | null = null,
+): HttpJsonResponse | undefined {
+  const version = headerVersion ?? ASSUMED_LEGACY_VERSION;
+  if (version === session.session.protocolVersion) return undefined;
+  const said = headerVersion === undefined ? 'is absent (meaning 2025-03-26)' : `is "${headerVersion}"`;
+  return mismatch(
+    id,
+    `MCP-Protocol-Version header ${said}, but the session uses ${session.session.protocolVersion}`,
+  );
+}
+
+function mismatch(id: RequestId | null, message: string): HttpJsonResponse {
+  return errorHttpResponse(400, id, ErrorCode.HeaderMismatch, message);
+}
+
+function badRequest(id: RequestId | null, message: string): HttpJsonResponse {
+  return errorHttpResponse(400, id, ErrorCode.InvalidRequest, message);
+}
+
+function methodNotAllowed(runtime: Runtime): HttpJsonResponse {
+  const allow = runtime.legacyVersions.length > 0 ? 'POST, DELETE' : 'POST';
+  return {
+    ...errorHttpResponse(405, null, ErrorCode.InvalidRequest, `Method not allowed: use ${allow}`),
+    headers: { 'content-type': 'application/json', allow },
+  };
+}

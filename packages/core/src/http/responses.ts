@@ -1,0 +1,54 @@
+import { httpStatusForCode } from '../errors/codes.js';
+import { encodeJson } from '../json/index.js';
+import type { RequestId } from '../json/int.js';
+import type { JsonRpcErrorObject, JsonRpcResponse } from '../jsonrpc/types.js';
+import type { HttpJsonResponse } from './types.js';
+
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+});
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+});
+
+/** A JSON body; every body goes through `encodeJson`, so big-integer ids are echoed exactly. */
+export function jsonResponse(
+  status: number,
+  message: unknown,
+  headers: Readonly<Record<string, string>> = JSON_HEADERS,
+): HttpJsonResponse {
+  return { status, headers, body: encodeJson(message) };
+}
+
+/** A JSON-RPC error as a complete HTTP response. */
+export function errorHttpResponse(
+  status: number,
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+  headers?: Readonly<Record<string, string>>,
+): HttpJsonResponse {
+  const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
+  return jsonResponse(status, { jsonrpc: '2.0', id, error }, headers);
+}
+
+export function emptyResponse(
+  status: number,
+  headers: Readonly<Record<string, string>> = {},
+): HttpJsonResponse {
+  return { status, headers, body: '' };
+}
+
+/**
+ * The status of a JSON-RPC response. 2026-07-28 maps error codes (`httpStatusForCode`: -32601 → 404,
+ * -32020/-32021/-32022 → 400, ...). The initialize-based revisions define no such mapping, and there a
+ * 404 means "session gone", so every JSON-RPC answer is 200.
+ */
+export function statusOf(message: JsonRpcResponse, modern: boolean): number {
+  if (!modern || !('error' in message)) return 200;
+  return httpStatusForCode(message.error.code);
+}

@@ -1,0 +1,164 @@
+import type { Session } from '../dispatch/session.js';
+import { nonNegativeInteger, positiveInteger } from '../limits/validate.js';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT,
+  MAX_SESSION_ID_LENGTH,
+  SESSION_ID_BYTES,
+} from './defaults.js';
+
+/**
+ * Where the sessions of the initialize-based revisions live, keyed by `Mcp-Session-Id`. Sessions
+ * are plain data (core's `Session`), so a shared store (Redis, a database) lets several instances
+ * serve one endpoint. Every method may return a promise. A store expires idle sessions itself.
+ */
+export interface SessionStore {
+  get(id: string): Session | undefined | Promise<Session | undefined>;
+  set(id: string, session: Session): void | Promise<void>;
+  delete(id: string): void | Promise<void>;
+}
+
+export interface MemorySessionStoreOptions {
+  /** Sessions held at once; the least recently used one is evicted to make room. Default 10,000. */
+  maxSessions?: number;
+  /** A session unused for this long (ms) is forgotten. Default 30 minutes; 0 disables expiry. */
+  sessionIdleTimeout?: number;
+  /** Clock for tests. */
+  now?: () => number;
+}
+
+/**
+ * The default store: one Map in least-recently-used order (a `get` or `set` moves the entry to the
+ * back), so both bounds are O(1) at the front.
+ *
+ *   front ─► [ oldest use … newest use ] ◄─ back       size <= maxSessions
+ *
+ * - full: `set` of a new id evicts the front (least recently used). Eviction, not refusal: an evicted
+ *   client gets 404 and re-initializes, the recovery the spec defines, whereas refusing new sessions
+ *   would let idle ones lock every new client out until they expire.
+ * - idle: an entry whose last use is older than `sessionIdleTimeout` is dead; `get` drops it, and
+ *   `set` drops dead ones from the front. No timer runs, so the store costs nothing when unused
+ *   and works where timers are unavailable.
+ */
+export class MemorySessionStore implements SessionStore {
+  readonly #entries = new Map<string, { session: Session; used: number }>();
+  readonly #max: number;
+  readonly #idle: number;
+  readonly #now: () => number;
+
+  constructor(options: MemorySessionStoreOptions = {}) {
+    this.#max = positiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS);
+    this.#idle = nonNegativeInteger(
+      'sessionIdleTimeout',
+      options.sessionIdleTimeout,
+      DEFAULT_SESSION_IDLE_TIMEOUT,
+    );
+    this.#now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(id: string): Session | undefined {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return undefined;
+    const now = this.#now();
+    this.#entries.delete(id);
+    if (this.#expired(entry.used, now)) return undefined;
+    entry.used = now;
+    this.#entries.set(id, entry);
+    return entry.session;
+  }
+
+  set(id: string, session: Session): void {
+    const now = this.#now();
+    this.#entries.delete(id);
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#entries.size < this.#max && !this.#expired(entry.used, now)) break;
+      this.#entries.delete(oldest);
+    }
+    this.#entries.set(id, { session, used: now });
+  }
+
+  delete(id: string): void {
+    this.#entries.delete(id);
+  }
+
+  #expired(used: number, now: number): boolean {
+    return this.#idle !== 0 && now - used >= this.#idle;
+  }
+}
+
+/** A new session id: 160 random bits from the platform CSPRNG, as base64url (visible ASCII). */
+export function mintSessionId(): string {
+  const bytes = new Uint8Array(SESSION_ID_BYTES);
+  globalThis.crypto.getRandomValues(bytes);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Whether a received `Mcp-Session-Id` could be one (visible ASCII 0x21–0x7E, bounded length). */
+export function plausibleSessionId(id: string): boolean {
+  return id.length > 0 && id.length <= MAX_SESSION_ID_LENGTH && /^[\x21-\x7e]+$/.test(id);
+}
+
+/**
+ * What one instance holds for a session besides its data: the requests running here (so that
+ * `notifications/cancelled` and DELETE can stop them) and, later, the standalone GET stream
+ * (`resources/subscribe` on the initialize-based revisions) — `streams` is where it attaches, and
+ * DELETE closes what is there. This state is local by nature: with a shared store, a cancel or a
+ * DELETE reaches only the requests of the instance that receives it.
+ */
+export class LocalSession {
+  readonly running = new Map<string, AbortController>();
+  readonly streams = new Set<{ close(): void }>();
+
+  get idle(): boolean {
+    return this.running.size === 0 && this.streams.size === 0;
+  }
+}
+
+/** The `LocalSession`s of one handler configuration; an entry exists only while it holds something. */
+export class LocalSessions {
+  readonly #sessions = new Map<string, LocalSession>();
+
+  /** Registers a running request; the returned function unregisters it. */
+  track(sessionId: string, requestKey: string, controller: AbortController): () => void {
+    let local = this.#sessions.get(sessionId);
+    if (local === undefined) {
+      local = new LocalSession();
+      this.#sessions.set(sessionId, local);
+    }
+    const session = local;
+    session.running.set(requestKey, controller);
+    return () => {
+      if (session.running.get(requestKey) === controller) session.running.delete(requestKey);
+      if (session.idle && this.#sessions.get(sessionId) === session) this.#sessions.delete(sessionId);
+    };
+  }
+
+  /** Aborts one running request of a session (`notifications/cancelled`); false when none matches. */
+  cancel(sessionId: string, requestKey: string, reason: unknown): boolean {
+    const controller = this.#sessions.get(sessionId)?.running.get(requestKey);
+    controller?.abort(reason);
+    return controller !== undefined;
+  }
+
+  /** Ends everything a session holds here (DELETE). */
+  end(sessionId: string, reason: unknown): void {
+    const local = this.#sessions.get(sessionId);
+    if (local === undefined) return;
+    this.#sessions.delete(sessionId);
+    for (const controller of local.running.values()) controller.abort(reason);
+    for (const stream of local.streams) stream.close();
+  }
+
+  /** Requests running across all sessions (for tests and stats). */
+  get running(): number {
+    let count = 0;
+    for (const local of this.#sessions.values()) count += local.running.size;
+    return count;
+  }
+}

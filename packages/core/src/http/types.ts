@@ -1,0 +1,47 @@
+import type { AuthInfo } from '../dispatch/context.js';
+
+/**
+ * One HTTP request as every host hands it to core: no Node or WHATWG types, so the same code runs in
+ * Node.js, Deno, Bun and workers. Header names are lower-case; a repeated header is joined with ", ".
+ */
+export interface HttpRequest {
+  readonly method: string;
+  /** The request target's path, with or without its query string. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The complete body (empty for GET and DELETE). The host bounds its size before reading it. */
+  readonly body: Uint8Array;
+  readonly remoteAddress?: string;
+  /** Aborted when the client disconnects: on 2026-07-28 that cancels the request. */
+  readonly signal: AbortSignal;
+  /** The identity the host verified (its own authentication); never taken from unverified headers. */
+  readonly auth?: AuthInfo;
+  /** The absolute URL the client used, when the host knows it (handlers see it as `context.url`). */
+  readonly url?: string;
+}
+
+/** A complete response: JSON (or an empty body for 202/204). */
+export interface HttpJsonResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** UTF-8 text; '' for an empty body. */
+  readonly body: string;
+}
+
+/**
+ * A `text/event-stream` response. `stream` yields SSE text (events and `: keepalive` comments).
+ * The host writes each chunk as it comes and must either read the stream to its end, stop it with
+ * `return()`, or abort the request's `signal` (a disconnect): each of those releases what the
+ * stream holds (a subscription slot, the request's handler on 2026-07-28).
+ */
+export interface HttpStreamResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly stream: AsyncIterable<string>;
+}
+
+export type HttpResponse = HttpJsonResponse | HttpStreamResponse;
+
+export function isStreamResponse(response: HttpResponse): response is HttpStreamResponse {
+  return 'stream' in response;
+}

@@ -1,0 +1,268 @@
+import { z } from 'zod';
+import {
+  createServer,
+  decodeJson,
+  type HttpConfig,
+  type HttpOptions,
+  type HttpRequest,
+  type HttpResponse,
+  handle,
+  isStreamResponse,
+  type Runtime,
+  type ServerDefinition,
+  tool,
+} from '../src/index.js';
+
+export const MODERN = '2026-07-28';
+
+/** Resolves when `signal` aborts. */
+export function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** A promise with its resolve function outside. */
+export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+/** Hooks the tests use to see inside handlers. */
+export interface Probe {
+  /** Resolved with the handler's signal when `sleep` starts. */
+  sleeping: ReturnType<typeof gate<AbortSignal>>;
+  /** Resolved when `sleep` sees its signal abort. */
+  sleepAborted: ReturnType<typeof gate<void>>;
+  /** `wait` returns once this opens. */
+  release: ReturnType<typeof gate<void>>;
+}
+
+export function newProbe(): Probe {
+  return { sleeping: gate(), sleepAborted: gate(), release: gate() };
+}
+
+/** A server with the tools the HTTP tests need. */
+export function httpServer(probe: Probe = newProbe(), extra: Partial<ServerDefinition> = {}): Runtime {
+  return createServer({
+    name: 'http-test',
+    version: '1.0.0',
+    tools: [
+      tool({ name: 'echo', inputSchema: z.object({ text: z.string() }), handler: ({ text }) => text }),
+      tool({
+        name: 'sleep',
+        description: 'Waits until cancelled',
+        handler: async (_args, context) => {
+          probe.sleeping.open(context.signal);
+          await aborted(context.signal);
+          probe.sleepAborted.open();
+          return 'woke up';
+        },
+      }),
+      tool({
+        name: 'steps',
+        description: 'Reports two progress steps, waits for the probe, then answers',
+        handler: async (_args, context) => {
+          context.progress(1, 2, 'first');
+          context.progress(2, 2, 'second');
+          await probe.release.promise;
+          return 'done';
+        },
+      }),
+      tool({
+        name: 'wait',
+        description: 'Answers when the probe opens',
+        handler: async () => {
+          await probe.release.promise;
+          return 'released';
+        },
+      }),
+      {
+        name: 'regional',
+        description: 'Arguments mirrored in Mcp-Param headers',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            region: { type: 'string', 'x-mcp-header': 'Region' },
+            count: { type: 'integer', 'x-mcp-header': 'Count' },
+            verbose: { type: 'boolean', 'x-mcp-header': 'Verbose' },
+            options: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } },
+            note: { type: 'string' },
+          },
+          required: ['region'],
+        },
+        handler: (args: Record<string, unknown>) => JSON.stringify(args),
+      },
+      tool({
+        name: 'needs_sampling',
+        requiredClientCapabilities: { sampling: {} },
+        handler: () => 'sampled',
+      }),
+    ],
+    ...extra,
+  });
+}
+
+let nextId = 1;
+
+export function modernMessage(
+  method: string,
+  params: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+) {
+  return {
+    jsonrpc: '2.0',
+    id: nextId++,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientCapabilities': {},
+        ...meta,
+      },
+    },
+  };
+}
+
+/** The headers a correct 2026-07-28 client sends for `message`. */
+export function modernHeaders(message: {
+  method: string;
+  params?: Record<string, unknown>;
+}): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': message.method,
+  };
+  const name = message.method === 'resources/read' ? message.params?.uri : message.params?.name;
+  if (['tools/call', 'prompts/get', 'resources/read'].includes(message.method) && typeof name === 'string') {
+    headers['mcp-name'] = name;
+  }
+  return headers;
+}
+
+export const LEGACY_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
+export interface RequestInit {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string | undefined>;
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+}
+
+export function httpRequest(init: RequestInit = {}): HttpRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(init.headers ?? {}))
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  const body =
+    init.body === undefined
+      ? new Uint8Array(0)
+      : typeof init.body === 'string'
+        ? new TextEncoder().encode(init.body)
+        : init.body;
+  return {
+    method: init.method ?? 'POST',
+    path: init.path ?? '/mcp',
+    headers,
+    body,
+    signal: init.signal ?? new AbortController().signal,
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  /** The JSON body (JSON responses), or the last SSE message. */
+  body: any;
+  /** SSE messages in order (empty for JSON). */
+  events: any[];
+  /** The raw SSE text, comments included. */
+  text: string;
+  stream: boolean;
+}
+
+/** Reads a response to its end (SSE included) and parses it. */
+export async function read(response: HttpResponse): Promise<Answer> {
+  if (!isStreamResponse(response)) {
+    const body = response.body === '' ? undefined : parse(response.body);
+    return {
+      status: response.status,
+      headers: response.headers,
+      body,
+      events: [],
+      text: response.body,
+      stream: false,
+    };
+  }
+  let text = '';
+  for await (const chunk of response.stream) text += chunk;
+  const events = parseSse(text);
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: events.at(-1),
+    events,
+    text,
+    stream: true,
+  };
+}
+
+export function parseSse(text: string): any[] {
+  const events: any[] = [];
+  for (const block of text.split('\n\n')) {
+    const data = block
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice(6));
+    if (data.length > 0) events.push(parse(data.join('\n')));
+  }
+  return events;
+}
+
+function parse(text: string): any {
+  const decoded = decodeJson(text);
+  if (!decoded.ok) throw new Error(`not JSON: ${text}`);
+  return decoded.value;
+}
+
+/** POSTs a 2026-07-28 message with correct headers (overridable) and reads the answer. */
+export async function postModern(
+  runtime: Runtime,
+  message: { method: string; params?: Record<string, unknown> },
+  options?: HttpOptions | HttpConfig,
+  headers: Record<string, string | undefined> = {},
+  signal?: AbortSignal,
+): Promise<Answer> {
+  const request = httpRequest({
+    headers: { ...modernHeaders(message), ...headers },
+    body: JSON.stringify(message),
+    ...(signal ? { signal } : {}),
+  });
+  return read(await handle(runtime, request, options));
+}
+
+/** POSTs any body with the given headers and reads the answer. */
+export async function post(
+  runtime: Runtime,
+  body: unknown,
+  headers: Record<string, string | undefined>,
+  options?: HttpOptions | HttpConfig,
+  signal?: AbortSignal,
+): Promise<Answer> {
+  const request = httpRequest({
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
+  return read(await handle(runtime, request, options));
+}
