@@ -64,13 +64,13 @@ export type {
 export {
   DEFAULT_CACHE_SCOPE,
   DEFAULT_MAX_INPUT_ROUNDS,
+  DEFAULT_MAX_RESERVED_EXPRESSIONS,
+  DEFAULT_MAX_URI_LENGTH,
   DEFAULT_PAGE_SIZE,
   DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_SUBSCRIPTION_QUEUE,
   DEFAULT_TTL_MS,
   MAX_COMPLETION_VALUES,
-  MAX_RESERVED_EXPRESSIONS,
-  MAX_URI_LENGTH,
 } from './limits/defaults.js';
 export {
   type CacheHint,
@@ -136,5 +136,3 @@ export {
   openSessionNotifications,
   type SessionNotifications,
 } from './subscriptions/session-notifications.js';
-// Streamable HTTP, shared by every HTTP host (see src/http/).
-export * from './http/index.js';

@@ -182,6 +182,28 @@ describe('handler context', () => {
     expect(seen).toEqual([true, false]);
   });
 
+  it('buffers at most maxStreamBuffer notifications for a reader that has not read yet, never dropping the response', async () => {
+    const runtime = createServer({
+      name: 'p',
+      version: '1',
+      tools: [
+        {
+          name: 'burst',
+          handler: (_args, ctx) => {
+            for (let i = 1; i <= 10; i++) ctx.progress(i);
+            return 'done';
+          },
+        },
+      ],
+    });
+    const request = () => modern('tools/call', { name: 'burst' }, { progressToken: 1 });
+    const atLimit = await run(runtime, request(), { maxStreamBuffer: 10 });
+    expect(atLimit.notifications).toHaveLength(10);
+    const bounded = await run(runtime, request(), { maxStreamBuffer: 9 });
+    expect(bounded.notifications.map((n: any) => n.params.progress)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(bounded.response.result.content[0].text).toBe('done');
+  });
+
   it('passes the signal, capabilities, revision and principal to the handler', async () => {
     let captured: any;
     const runtime = createServer({

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createServer, ErrorCode, LEGACY_VERSIONS, MAX_URI_LENGTH, resourceTemplate } from '../src/index.js';
+import {
+  createServer,
+  DEFAULT_MAX_URI_LENGTH,
+  ErrorCode,
+  LEGACY_VERSIONS,
+  resourceTemplate,
+} from '../src/index.js';
 import { initialize, legacy, MODERN, modern } from './helpers/demo.js';
 import { featureServer } from './helpers/features.js';
 import { run } from './helpers/run.js';
@@ -151,14 +157,37 @@ describe('resource templates', () => {
   it('refuses a template with more than two {+var} expressions, and a URI over the length limit', async () => {
     const read = () => '';
     expect(() =>
-      createServer({ name: 's', version: '1', resourceTemplates: [resourceTemplate({ uriTemplate: 'x://{+a}/{+b}/{+c}', name: 'n', read })] }),
+      createServer({
+        name: 's',
+        version: '1',
+        resourceTemplates: [resourceTemplate({ uriTemplate: 'x://{+a}/{+b}/{+c}', name: 'n', read })],
+      }),
     ).toThrow(/at most 2 \{\+var\} expressions/);
-    createServer({ name: 's', version: '1', resourceTemplates: [resourceTemplate({ uriTemplate: 'x://{+a}/{+b}', name: 'n', read })] });
-    const atLimit = `demo://${'a'.repeat(MAX_URI_LENGTH - 7)}`;
-    expect(atLimit).toHaveLength(MAX_URI_LENGTH);
-    expect((await run(runtime, modern('resources/read', { uri: atLimit }))).response.result.contents[0].text).toBe(`path ${'a'.repeat(MAX_URI_LENGTH - 7)}`);
+    createServer({
+      name: 's',
+      version: '1',
+      resourceTemplates: [resourceTemplate({ uriTemplate: 'x://{+a}/{+b}', name: 'n', read })],
+    });
+    createServer({
+      name: 's',
+      version: '1',
+      maxReservedExpressions: 3,
+      resourceTemplates: [resourceTemplate({ uriTemplate: 'x://{+a}/{+b}/{+c}', name: 'n', read })],
+    });
+    const short = featureServer({ maxUriLength: 12 }).runtime;
+    expect(
+      (await run(short, modern('resources/read', { uri: 'demo://a/bcd' }))).response.result.contents[0].text,
+    ).toBe('path a/bcd');
+    expect((await run(short, modern('resources/read', { uri: 'demo://a/bcde' }))).response.error.code).toBe(
+      -32602,
+    );
+    const atLimit = `demo://${'a'.repeat(DEFAULT_MAX_URI_LENGTH - 7)}`;
+    expect(atLimit).toHaveLength(DEFAULT_MAX_URI_LENGTH);
+    expect(
+      (await run(runtime, modern('resources/read', { uri: atLimit }))).response.result.contents[0].text,
+    ).toBe(`path ${'a'.repeat(DEFAULT_MAX_URI_LENGTH - 7)}`);
     const over = (await run(runtime, modern('resources/read', { uri: `${atLimit}a` }))).response;
-    expect(over.error).toMatchObject({ code: -32602, data: { maxLength: MAX_URI_LENGTH } });
+    expect(over.error).toMatchObject({ code: -32602, data: { maxLength: DEFAULT_MAX_URI_LENGTH } });
   });
 
   it('percent-decodes variables', async () => {

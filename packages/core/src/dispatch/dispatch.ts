@@ -43,6 +43,8 @@ export interface DispatchContext {
   channel?: ClientRequestChannel;
   /** Bound of a subscription's unread notifications (default 64). */
   subscriptionQueue?: number;
+  /** Notifications a request's stream buffers for a slow reader (default 1,024; further ones are dropped). */
+  maxStreamBuffer?: number;
 }
 
 /** The server capability each core method needs; without it the method does not exist (-32601). */
@@ -202,7 +204,10 @@ async function run(
   const meta = params?._meta as Record<string, unknown> | undefined;
   const progressToken = meta?.progressToken as RequestId | undefined;
   const logThreshold = runtime.capabilities.logging ? selected.logLevel : undefined;
-  const stream = progressToken !== undefined || logThreshold !== undefined ? new MessageStream() : undefined;
+  const stream =
+    progressToken !== undefined || logThreshold !== undefined
+      ? new MessageStream(context.maxStreamBuffer)
+      : undefined;
   const mayAskInput = method === 'tools/call' || method === 'prompts/get' || method === 'resources/read';
   const makeCall = (inputRound: InputRound | undefined): OperationCall => ({
     runtime,

@@ -15,10 +15,10 @@ export const DEFAULT_REQUEST_STATE_TTL_MS = 600_000;
 /** Input rounds (MRTR or server-initiated requests) one request may take. */
 export const DEFAULT_MAX_INPUT_ROUNDS = 8;
 /** Longest URI `resources/read`, completions and subscriptions accept (bounds template matching cost). */
-export const MAX_URI_LENGTH = 4096;
+export const DEFAULT_MAX_URI_LENGTH = 4096;
 /**
  * Most `{+var}` expressions one resource template may have. Matching is backtracking RegExp; with
  * two reserved expressions its worst case on a MAX_URI_LENGTH URI stays in the tens of milliseconds,
  * with three it grows cubically (seconds), so three or more are refused at definition.
  */
-export const MAX_RESERVED_EXPRESSIONS = 2;
+export const DEFAULT_MAX_RESERVED_EXPRESSIONS = 2;

@@ -1,6 +1,5 @@
 import type { OperationCall } from '../dispatch/operation.js';
 import { ProtocolError } from '../errors/protocol-error.js';
-import { MAX_URI_LENGTH } from '../limits/defaults.js';
 import type { CacheHint, CacheScope } from '../protocol/types.js';
 import { paginate } from '../router/pagination.js';
 import { type ResourceTemplate, toContents } from '../router/resource.js';
@@ -31,9 +30,9 @@ export async function readResource(call: OperationCall): Promise<Record<string, 
   const { uri } = call.params;
   if (typeof uri !== 'string' || uri === '')
     throw ProtocolError.invalidParams('resources/read needs params.uri (a string)');
-  if (uri.length > MAX_URI_LENGTH) {
-    throw ProtocolError.invalidParams(`uri is longer than ${MAX_URI_LENGTH} characters`, {
-      maxLength: MAX_URI_LENGTH,
+  if (uri.length > call.runtime.maxUriLength) {
+    throw ProtocolError.invalidParams(`uri is longer than ${call.runtime.maxUriLength} characters`, {
+      maxLength: call.runtime.maxUriLength,
     });
   }
   const exact = call.runtime.resources.get(uri);
@@ -60,7 +59,7 @@ export function matchTemplate(
   runtime: Runtime,
   uri: string,
 ): { template: ResourceTemplate; variables: Record<string, string> } | undefined {
-  if (uri.length > MAX_URI_LENGTH) return undefined;
+  if (uri.length > runtime.maxUriLength) return undefined;
   for (const template of runtime.templatesByPrecedence) {
     const variables = template.template.match(uri);
     if (variables) return { template, variables };

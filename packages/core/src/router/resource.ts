@@ -1,6 +1,6 @@
 import type { HandlerContext } from '../dispatch/context.js';
 import { definitionError } from '../errors/snodo-error.js';
-import { MAX_RESERVED_EXPRESSIONS } from '../limits/defaults.js';
+import { DEFAULT_MAX_RESERVED_EXPRESSIONS } from '../limits/defaults.js';
 import type { Annotations, CacheHint, ResourceContents } from '../protocol/types.js';
 import { parseUriTemplate, type UriTemplate, UriTemplateError } from './uri-template.js';
 
@@ -82,7 +82,10 @@ export function compileResource(definition: ResourceDefinition): Resource {
   return Object.freeze({ uri, definition, listing: Object.freeze(listing) });
 }
 
-export function compileTemplate(definition: ResourceTemplateDefinition): ResourceTemplate {
+export function compileTemplate(
+  definition: ResourceTemplateDefinition,
+  maxReservedExpressions = DEFAULT_MAX_RESERVED_EXPRESSIONS,
+): ResourceTemplate {
   const text = definition?.uriTemplate;
   if (typeof text !== 'string') throw definitionError('resource template: uriTemplate must be a string');
   let template: UriTemplate;
@@ -93,9 +96,9 @@ export function compileTemplate(definition: ResourceTemplateDefinition): Resourc
     throw error;
   }
   const reserved = text.match(/\{\+/g)?.length ?? 0;
-  if (reserved > MAX_RESERVED_EXPRESSIONS) {
+  if (reserved > maxReservedExpressions) {
     throw definitionError(
-      `Unsupported URI template "${text}": at most ${MAX_RESERVED_EXPRESSIONS} {+var} expressions are allowed (matching cost grows with each), got ${reserved}`,
+      `Unsupported URI template "${text}": at most ${maxReservedExpressions} {+var} expressions are allowed (matching cost grows with each), got ${reserved}`,
     );
   }
   if (typeof definition.read !== 'function')

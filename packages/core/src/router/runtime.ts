@@ -47,6 +47,8 @@ export interface Runtime {
   readonly hub: ChangeHub | undefined;
   readonly mrtr: MrtrConfig;
   readonly pageSize: number;
+  /** Longest URI accepted by `resources/read` and template matching. */
+  readonly maxUriLength: number;
   readonly shaping: Shaping;
 }
 

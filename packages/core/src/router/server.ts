@@ -4,6 +4,8 @@ import { definitionError } from '../errors/snodo-error.js';
 import {
   DEFAULT_CACHE_SCOPE,
   DEFAULT_MAX_INPUT_ROUNDS,
+  DEFAULT_MAX_RESERVED_EXPRESSIONS,
+  DEFAULT_MAX_URI_LENGTH,
   DEFAULT_PAGE_SIZE,
   DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_TTL_MS,
@@ -63,6 +65,10 @@ export interface ServerDefinition {
   };
   /** Items per list page; default 100. */
   pageSize?: number;
+  /** Longest URI `resources/read` accepts (default 4,096; longer is -32602). */
+  maxUriLength?: number;
+  /** Most `{+var}` expressions a resource template may have (default 2; bounds matching cost). */
+  maxReservedExpressions?: number;
   /** `ttlMs` / `cacheScope` of cacheable 2026-07-28 results; default 60,000 ms, private. */
   cache?: CacheHint;
   /** Restrict the revisions served (default: all of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26). */
@@ -86,7 +92,15 @@ export function createServer(definition: ServerDefinition): Runtime {
   const templates = compileAll(
     definition.resourceTemplates,
     'resourceTemplates',
-    compileTemplate,
+    (item: ResourceTemplateDefinition) =>
+      compileTemplate(
+        item,
+        positiveInteger(
+          'maxReservedExpressions',
+          definition.maxReservedExpressions,
+          DEFAULT_MAX_RESERVED_EXPRESSIONS,
+        ),
+      ),
     (t) => t.template.template,
   );
   const prompts = compileAll(definition.prompts, 'prompts', compilePrompt, (p) => p.name);
@@ -143,6 +157,7 @@ export function createServer(definition: ServerDefinition): Runtime {
     hub,
     mrtr: mrtrConfig(definition.mrtr),
     pageSize: positiveInteger('pageSize', definition.pageSize, DEFAULT_PAGE_SIZE),
+    maxUriLength: positiveInteger('maxUriLength', definition.maxUriLength, DEFAULT_MAX_URI_LENGTH),
     shaping: Object.freeze({
       serverInfo,
       ttlMs: nonNegativeInteger('cache.ttlMs', definition.cache?.ttlMs, DEFAULT_TTL_MS),

@@ -22,7 +22,7 @@ export interface ToolDefinition<Args = any> {
    * client that did not declare them gets -32021 with `data.requiredCapabilities`, before the handler runs.
    */
   requiredClientCapabilities?: Record<string, unknown>;
-  handler: (args: Args, context: HandlerContext) => ToolReturn | Promise<ToolReturn>;
+  handler(args: Args, context: HandlerContext): ToolReturn | Promise<ToolReturn>;
 }
 
 /** A tool after definition-time checks, as the router holds it. */
