@@ -17,6 +17,7 @@ import {
   type Session,
 } from '@snodo/core';
 import { stdioError } from './errors.js';
+import { StreamSource, stdinSource } from './input.js';
 import { LineReader } from './line-reader.js';
 import type { ServeSettings } from './options.js';
 import { Writer } from './writer.js';
@@ -122,10 +123,12 @@ export class StdioConnection {
   // ---- reading --------------------------------------------------------------------------
 
   #read(): Promise<void> {
-    const { input, signal } = this.#settings;
+    const { signal } = this.#settings;
+    const source =
+      this.#settings.input === undefined ? stdinSource() : new StreamSource(this.#settings.input);
     return new Promise<void>((resolve) => {
-      // Chunks wait here while a line handler is pending (the input is paused then, but a stream
-      // that ignores pause() must not reorder lines).
+      // Chunks that arrive while a line handler is pending (a source should be paused then, but
+      // one that ignores pause must not reorder lines). Copied: a source may reuse its buffer.
       const waiting: Uint8Array[] = [];
       let busy = false;
       let ended = false;
@@ -140,18 +143,18 @@ export class StdioConnection {
         const chunk = waiting.shift();
         if (chunk !== undefined) run(chunk);
         else if (ended) run(undefined);
-        else input.resume();
+        else source.resume();
       };
-      const run = (chunk: Uint8Array | undefined): void => {
+      /** Feeds the reader; false when a handler is pending (the source then stays paused). */
+      const run = (chunk: Uint8Array | undefined): boolean => {
         const atEnd = chunk === undefined;
         const pending = atEnd ? this.#reader.end() : this.#reader.push(chunk);
         if (pending === undefined) {
           if (atEnd) finish();
           else if (waiting.length > 0 || ended) next();
-          return;
+          return true;
         }
         busy = true;
-        input.pause();
         const resume = () => {
           busy = false;
           if (done) return;
@@ -162,21 +165,7 @@ export class StdioConnection {
           logInternal(error);
           resume();
         });
-      };
-      const onData = (chunk: Uint8Array | string) => {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-        if (busy) waiting.push(bytes);
-        else run(bytes);
-      };
-      const onEnd = () => {
-        if (ended) return;
-        ended = true;
-        if (!busy) next();
-      };
-      const onError = (error: unknown) => {
-        this.#terminate(
-          stdioError('SNODO_ERR_READ_FAILED', error instanceof Error ? error.message : String(error), error),
-        );
+        return false;
       };
       const onAbort = () => finish();
       this.#stopReading = () => {
@@ -184,23 +173,36 @@ export class StdioConnection {
         done = true;
         waiting.length = 0;
         this.#reader.stop();
-        input.off('data', onData);
-        input.off('end', onEnd);
-        input.off('close', onEnd);
-        input.off('error', onError);
+        source.stop();
         signal?.removeEventListener('abort', onAbort);
-        input.pause();
       };
       if (signal?.aborted) {
         onAbort();
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      input.on('error', onError);
-      input.on('end', onEnd);
-      input.on('close', onEnd); // destroyed without 'end': treated as EOF
-      input.on('data', onData);
-      input.resume();
+      source.start({
+        chunk: (bytes) => {
+          if (done) return false;
+          if (!busy) return run(bytes);
+          waiting.push(Buffer.from(bytes));
+          return false;
+        },
+        end: () => {
+          if (ended) return;
+          ended = true;
+          if (!busy) next();
+        },
+        error: (error) => {
+          this.#terminate(
+            stdioError(
+              'SNODO_ERR_READ_FAILED',
+              error instanceof Error ? error.message : String(error),
+              error,
+            ),
+          );
+        },
+      });
     });
   }
 

@@ -1,7 +1,7 @@
 /**
  * Splits a byte stream into lines with a bound on what one line may hold.
  *
- *   chunk ──► [ parts of the current line ] ──► line(bytes)      parts hold <= maxLineBytes bytes
+ *   chunk ──► [ copy of the current line ] ──► line(bytes)      the copy holds <= maxLineBytes bytes
  *                        │ would exceed
  *                        ▼
  *             discarding: count bytes, keep none ──► oversized(length) at its newline (or EOF)
@@ -12,6 +12,8 @@
  * - A UTF-8 BOM at the very start of the stream is dropped, even when split across chunks.
  * - Blank lines (spaces, tabs, '\r' only) are skipped.
  * - A final line without '\n' is delivered at end().
+ * - A chunk's bytes are never kept past the call that received them (or the handler it waits on):
+ *   the input may reuse its buffer. A line split across chunks is copied into one owned buffer.
  * - Handlers may return a promise: the next line is not delivered before it settles, so lines
  *   are handled strictly in order. push() then returns a promise for the rest of its chunk.
  */
@@ -27,8 +29,9 @@ const EMPTY = new Uint8Array(0);
 export class LineReader {
   readonly #maxLineBytes: number;
   readonly #handlers: LineHandlers;
-  #parts: Uint8Array[] = [];
-  #partBytes = 0;
+  /** The start of a line split across chunks (a copy), and how many of its bytes are used. */
+  #held: Buffer | undefined;
+  #heldBytes = 0;
   /** Bytes of the current line already dropped; -1 while the line is within the limit. */
   #discarded = -1;
   /** Bytes of a BOM matched so far at the start of the stream; 3 once settled either way. */
@@ -43,7 +46,8 @@ export class LineReader {
   /** Delivers no more lines, even from a chunk being processed. */
   stop(): void {
     this.#stopped = true;
-    this.#parts = [];
+    this.#held = undefined;
+    this.#heldBytes = 0;
   }
 
   push(chunk: Uint8Array): void | Promise<void> {
@@ -58,12 +62,11 @@ export class LineReader {
   end(): void | Promise<void> {
     if (this.#bomMatched > 0 && this.#bomMatched < BOM.length) {
       // The stream ended inside what looked like a BOM: those bytes were content.
-      this.#parts.push(BOM.subarray(0, this.#bomMatched));
-      this.#partBytes += this.#bomMatched;
+      this.#hold(BOM.subarray(0, this.#bomMatched));
     }
     this.#bomMatched = BOM.length;
     if (this.#discarded >= 0) return this.#finishOversized();
-    if (this.#partBytes === 0) return;
+    if (this.#heldBytes === 0) return;
     return this.#finishLine(EMPTY);
   }
 
@@ -85,17 +88,27 @@ export class LineReader {
 
   #take(chunk: Uint8Array, start: number, stop: number, complete: boolean): void | Promise<void> {
     const length = stop - start;
-    if (this.#partBytes + length > this.#maxLineBytes) {
-      this.#discarded = this.#partBytes;
-      this.#parts = [];
-      this.#partBytes = 0;
+    if (this.#heldBytes + length > this.#maxLineBytes) {
+      this.#discarded = this.#heldBytes;
+      this.#held = undefined;
+      this.#heldBytes = 0;
       return this.#discard(start, stop, complete);
     }
     if (complete) return this.#finishLine(chunk.subarray(start, stop));
-    if (length > 0) {
-      this.#parts.push(chunk.subarray(start, stop));
-      this.#partBytes += length;
+    if (length > 0) this.#hold(chunk.subarray(start, stop));
+  }
+
+  /** Appends to the held copy, growing it geometrically up to maxLineBytes. */
+  #hold(bytes: Uint8Array): void {
+    const needed = this.#heldBytes + bytes.length;
+    if (this.#held === undefined || needed > this.#held.length) {
+      const capacity = Math.min(this.#maxLineBytes, Math.max(needed, 2 * (this.#held?.length ?? 0), 4096));
+      const grown = Buffer.allocUnsafe(capacity);
+      if (this.#held !== undefined) grown.set(this.#held.subarray(0, this.#heldBytes));
+      this.#held = grown;
     }
+    this.#held.set(bytes, this.#heldBytes);
+    this.#heldBytes = needed;
   }
 
   #discard(start: number, stop: number, complete: boolean): void | Promise<void> {
@@ -111,11 +124,12 @@ export class LineReader {
 
   #finishLine(last: Uint8Array): void | Promise<void> {
     let line = last;
-    if (this.#parts.length > 0) {
-      this.#parts.push(last);
-      line = Buffer.concat(this.#parts, this.#partBytes + last.length);
-      this.#parts = [];
-      this.#partBytes = 0;
+    if (this.#heldBytes > 0) {
+      this.#hold(last);
+      // The line takes the held buffer with it: the next split line gets a new one.
+      line = (this.#held as Buffer).subarray(0, this.#heldBytes);
+      this.#held = undefined;
+      this.#heldBytes = 0;
     }
     if (isBlank(line)) return;
     return this.#handlers.line(line);

@@ -30,7 +30,8 @@ export interface ServeOptions {
 }
 
 export interface ServeSettings {
-  readonly input: NodeJS.ReadableStream;
+  /** Undefined: standard input (see input.ts for how it is read). */
+  readonly input: NodeJS.ReadableStream | undefined;
   readonly output: NodeJS.WritableStream;
   readonly writeTimeout: number;
   readonly maxLineBytes: number;
@@ -43,14 +44,8 @@ export interface ServeSettings {
 export function resolveOptions(options: ServeOptions): ServeSettings {
   if (typeof options !== 'object' || options === null)
     throw invalid(`options must be an object, got ${describe(options)}`);
-  const input = options.input ?? process.stdin;
-  if (
-    typeof input.on !== 'function' ||
-    typeof input.pause !== 'function' ||
-    typeof input.resume !== 'function'
-  ) {
-    throw invalid('input must be a readable stream');
-  }
+  const { input } = options;
+  if (input !== undefined && !isReadable(input)) throw invalid('input must be a readable stream');
   const output = options.output ?? process.stdout;
   if (typeof output.write !== 'function' || typeof output.on !== 'function') {
     throw invalid('output must be a writable stream');
@@ -126,6 +121,17 @@ function requestDeadline(value: unknown): number | undefined {
     );
   }
   return value;
+}
+
+function isReadable(value: unknown): value is NodeJS.ReadableStream {
+  const stream = value as NodeJS.ReadableStream | null;
+  return (
+    typeof stream === 'object' &&
+    stream !== null &&
+    typeof stream.on === 'function' &&
+    typeof stream.pause === 'function' &&
+    typeof stream.resume === 'function'
+  );
 }
 
 function invalid(detail: string) {
