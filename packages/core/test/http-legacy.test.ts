@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import { handle, MemorySessionStore, resolveHttpOptions } from '../src/index.js';
+import { createSession } from '../src/internal.js';
+import { httpRequest, httpServer, LEGACY_HEADERS, newProbe, post, read } from './http-helpers.js';
+
+let nextId = 1000;
+const initialize = (protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id: nextId++,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy-test', version: '0' } },
+});
+const request = (method: string, params?: Record<string, unknown>) =>
+  params === undefined
+    ? { jsonrpc: '2.0', id: nextId++, method }
+    : { jsonrpc: '2.0', id: nextId++, method, params };
+
+/** Opens a session and returns the headers later requests carry. */
+async function open(runtime: ReturnType<typeof httpServer>, options: object, version: string) {
+  const answer = await post(runtime, initialize(version), LEGACY_HEADERS, options);
+  expect(answer.status).toBe(200);
+  const sessionId = answer.headers['mcp-session-id'] as string;
+  const headers: Record<string, string> = { ...LEGACY_HEADERS, 'mcp-session-id': sessionId };
+  if (version !== '2025-03-26') headers['mcp-protocol-version'] = version;
+  return { sessionId, headers, answer };
+}
+
+describe.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
+  'initialize-based revision %s over HTTP',
+  (version) => {
+    const runtime = httpServer();
+
+    it('initialize mints a random visible-ASCII Mcp-Session-Id of at least 128 bits', async () => {
+      const options = {};
+      const first = await open(runtime, options, version);
+      const second = await open(runtime, options, version);
+      expect(first.answer.body.result.protocolVersion).toBe(version);
+      expect(first.sessionId).toMatch(/^[\x21-\x7e]{22,}$/);
+      expect(first.sessionId).not.toBe(second.sessionId);
+    });
+
+    it('serves requests carrying the session; notifications get 202', async () => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      const initialized = await post(
+        runtime,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        headers,
+        options,
+      );
+      expect(initialized.status).toBe(202);
+      expect(initialized.text).toBe('');
+      const list = await post(runtime, request('tools/list'), headers, options);
+      expect(list.status).toBe(200);
+      expect(list.body.result.tools.length).toBeGreaterThan(0);
+      expect(list.body.result.resultType).toBeUndefined();
+    });
+
+    it('a request without Mcp-Session-Id gets 400', async () => {
+      const answer = await post(runtime, request('tools/list'), LEGACY_HEADERS, {});
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe(-32600);
+    });
+
+    it('an unknown session id gets 404', async () => {
+      const answer = await post(
+        runtime,
+        request('tools/list'),
+        { ...LEGACY_HEADERS, 'mcp-session-id': 'nope' },
+        {},
+      );
+      expect(answer.status).toBe(404);
+    });
+
+    it('DELETE ends the session (204); the id then gets 404', async () => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      const deleted = await read(await handle(runtime, httpRequest({ method: 'DELETE', headers }), options));
+      expect(deleted.status).toBe(204);
+      expect((await post(runtime, request('tools/list'), headers, options)).status).toBe(404);
+      const again = await read(await handle(runtime, httpRequest({ method: 'DELETE', headers }), options));
+      expect(again.status).toBe(404);
+    });
+
+    it('JSON-RPC errors are ordinary results on this revision: -32601 is 200', async () => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      const answer = await post(runtime, request('foo/bar'), headers, options);
+      expect(answer.status).toBe(200);
+      expect(answer.body.error.code).toBe(-32601);
+    });
+
+    it('a client response to the server gets 202', async () => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      const answer = await post(runtime, { jsonrpc: '2.0', id: 'srv-1', result: {} }, headers, options);
+      expect(answer.status).toBe(202);
+    });
+
+    it('a MCP-Protocol-Version other than the session’s gets 400', async () => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      const other = version === '2025-06-18' ? '2025-11-25' : '2025-06-18';
+      const answer = await post(
+        runtime,
+        request('tools/list'),
+        { ...headers, 'mcp-protocol-version': other },
+        options,
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe(-32020);
+    });
+
+    it('GET is 405 (no standalone stream is offered)', async () => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      const answer = await read(await handle(runtime, httpRequest({ method: 'GET', headers }), options));
+      expect(answer.status).toBe(405);
+    });
+  },
+);
+
+describe('MCP-Protocol-Version after initialize', () => {
+  const runtime = httpServer();
+
+  it.each(['2025-11-25', '2025-06-18'])(
+    'is required on %s: absent means 2025-03-26, a mismatch (400)',
+    async (version) => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      const answer = await post(
+        runtime,
+        request('tools/list'),
+        { ...headers, 'mcp-protocol-version': undefined },
+        options,
+      );
+      expect(answer.status).toBe(400);
+    },
+  );
+
+  it('is optional on 2025-03-26', async () => {
+    const options = {};
+    const { headers } = await open(runtime, options, '2025-03-26');
+    expect(headers['mcp-protocol-version']).toBeUndefined();
+    expect((await post(runtime, request('tools/list'), headers, options)).status).toBe(200);
+  });
+});
+
+describe('JSON-RPC batches', () => {
+  const runtime = httpServer();
+
+  it('are served on 2025-03-26, one response per request, in order', async () => {
+    const options = {};
+    const { headers } = await open(runtime, options, '2025-03-26');
+    const batch = [
+      request('tools/call', { name: 'echo', arguments: { text: 'a' } }),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      request('tools/call', { name: 'echo', arguments: { text: 'b' } }),
+    ];
+    const answer = await post(runtime, batch, headers, options);
+    expect(answer.status).toBe(200);
+    expect(answer.body.map((r: any) => r.result.content[0].text)).toEqual(['a', 'b']);
+  });
+
+  it('of notifications only get 202', async () => {
+    const options = {};
+    const { headers } = await open(runtime, options, '2025-03-26');
+    const answer = await post(
+      runtime,
+      [{ jsonrpc: '2.0', method: 'notifications/initialized' }],
+      headers,
+      options,
+    );
+    expect(answer.status).toBe(202);
+  });
+
+  it('are refused on 2025-06-18 with 400 and -32600', async () => {
+    const options = {};
+    const { headers } = await open(runtime, options, '2025-06-18');
+    const answer = await post(runtime, [request('tools/list')], headers, options);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.code).toBe(-32600);
+  });
+
+  it('without a session get 400', async () => {
+    expect((await post(runtime, [request('tools/list')], LEGACY_HEADERS, {})).status).toBe(400);
+  });
+});
+
+describe('cancellation on the initialize-based revisions', () => {
+  it('a disconnect does not cancel; notifications/cancelled does', async () => {
+    const probe = newProbe();
+    const runtime = httpServer(probe);
+    const options = resolveHttpOptions({});
+    const { headers } = await open(runtime, options, '2025-06-18');
+    const client = new AbortController();
+    const call = request('tools/call', { name: 'sleep', arguments: {} });
+    const pending = handle(
+      runtime,
+      httpRequest({ headers, body: JSON.stringify(call), signal: client.signal }),
+      options,
+    );
+    const handlerSignal = await probe.sleeping.promise;
+    client.abort();
+    expect(handlerSignal.aborted).toBe(false);
+    expect(options.local.running).toBe(1);
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id } };
+    expect((await post(runtime, cancel, headers, options)).status).toBe(202);
+    await probe.sleepAborted.promise;
+    expect(handlerSignal.aborted).toBe(true);
+    const answer = await read(await pending);
+    expect(answer.events).toEqual([]);
+    expect(options.local.running).toBe(0);
+  });
+
+  it('DELETE of the session stops its running requests', async () => {
+    const probe = newProbe();
+    const runtime = httpServer(probe);
+    const options = resolveHttpOptions({});
+    const { headers } = await open(runtime, options, '2025-06-18');
+    const call = request('tools/call', { name: 'sleep', arguments: {} });
+    const pending = handle(runtime, httpRequest({ headers, body: JSON.stringify(call) }), options);
+    const handlerSignal = await probe.sleeping.promise;
+    await handle(runtime, httpRequest({ method: 'DELETE', headers }), options);
+    expect(handlerSignal.aborted).toBe(true);
+    await pending;
+  });
+});
+
+describe('MemorySessionStore', () => {
+  const session = createSession('2025-06-18', {}, undefined);
+
+  it('evicts the least recently used session when full', () => {
+    const store = new MemorySessionStore({ maxSessions: 2 });
+    store.set('a', session);
+    store.set('b', session);
+    store.get('a');
+    store.set('c', session);
+    expect(store.get('b')).toBeUndefined();
+    expect(store.get('a')).toBe(session);
+    expect(store.get('c')).toBe(session);
+    expect(store.size).toBe(2);
+  });
+
+  it('forgets a session idle for sessionIdleTimeout; use renews it', () => {
+    let now = 0;
+    const store = new MemorySessionStore({ sessionIdleTimeout: 100, now: () => now });
+    store.set('a', session);
+    store.set('b', session);
+    now = 99;
+    expect(store.get('a')).toBe(session);
+    now = 150;
+    expect(store.get('a')).toBe(session);
+    expect(store.get('b')).toBeUndefined();
+    now = 250;
+    expect(store.get('a')).toBeUndefined();
+  });
+
+  it('an expired session gets 404 over HTTP', async () => {
+    let now = 0;
+    const runtime = httpServer();
+    const options = { sessionStore: new MemorySessionStore({ sessionIdleTimeout: 10, now: () => now }) };
+    const { headers } = await open(runtime, options, '2025-06-18');
+    now = 20;
+    expect((await post(runtime, request('tools/list'), headers, options)).status).toBe(404);
+  });
+
+  it('a custom store may be async', async () => {
+    const map = new Map<string, typeof session>();
+    const sessionStore = {
+      get: async (id: string) => map.get(id),
+      set: async (id: string, value: typeof session) => {
+        map.set(id, value);
+      },
+      delete: async (id: string) => {
+        map.delete(id);
+      },
+    };
+    const runtime = httpServer();
+    const options = { sessionStore };
+    const { headers } = await open(runtime, options, '2025-06-18');
+    expect(map.size).toBe(1);
+    expect((await post(runtime, request('tools/list'), headers, options)).status).toBe(200);
+  });
+
+  it('options of the default store cannot be combined with a custom store', () => {
+    expect(() => resolveHttpOptions({ sessionStore: new MemorySessionStore(), maxSessions: 3 })).toThrow(
+      /maxSessions/,
+    );
+  });
+});

@@ -1,0 +1,303 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createChangeHub,
+  createFetchHandler,
+  Executor,
+  handle,
+  isStreamResponse,
+  resolveHttpOptions,
+} from '../src/index.js';
+import {
+  httpRequest,
+  httpServer,
+  modernHeaders,
+  modernMessage,
+  newProbe,
+  parseSse,
+  postModern,
+  read,
+} from './http-helpers.js';
+
+const listen = (filter: Record<string, unknown> = { toolsListChanged: true }) =>
+  modernMessage('subscriptions/listen', { notifications: filter });
+
+describe('response shaping', () => {
+  it('progress arrives as SSE events before the final response', async () => {
+    const probe = newProbe();
+    const runtime = httpServer(probe);
+    const message = modernMessage('tools/call', { name: 'steps' }, { progressToken: 'p1' });
+    const response = await handle(
+      runtime,
+      httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message) }),
+    );
+    expect(isStreamResponse(response)).toBe(true);
+    expect(response.headers).toMatchObject({
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    });
+    probe.release.open();
+    const answer = await read(response);
+    expect(answer.events.map((e) => e.method ?? 'response')).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'response',
+    ]);
+    expect(answer.events[0].params).toMatchObject({ progressToken: 'p1', progress: 1, total: 2 });
+    expect(answer.body).toMatchObject({
+      id: message.id,
+      result: { content: [{ text: 'done' }], resultType: 'complete' },
+    });
+    expect(answer.text).toMatch(/^event: message\ndata: /);
+    expect(answer.text).not.toMatch(/^id:/m);
+  });
+
+  it('a stream whose first message is the response is sent as JSON', async () => {
+    const runtime = httpServer();
+    const message = modernMessage(
+      'tools/call',
+      { name: 'echo', arguments: { text: 'hi' } },
+      { progressToken: 1 },
+    );
+    const answer = await postModern(runtime, message);
+    expect(answer.stream).toBe(false);
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(answer.body.result.content[0].text).toBe('hi');
+  });
+
+  it('an idle stream carries keepalive comment lines', async () => {
+    const probe = newProbe();
+    const runtime = httpServer(probe);
+    const message = modernMessage('tools/call', { name: 'steps' }, { progressToken: 'k' });
+    const options = { keepAliveInterval: 5 };
+    const response = await handle(
+      runtime,
+      httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message) }),
+      options,
+    );
+    if (!isStreamResponse(response)) throw new Error('expected a stream');
+    let text = '';
+    for await (const chunk of response.stream) {
+      text += chunk;
+      if (chunk === ': keepalive\n\n') probe.release.open();
+    }
+    expect(text).toContain(': keepalive\n\n');
+    expect(parseSse(text).at(-1).result.content[0].text).toBe('done');
+  });
+});
+
+describe('cancellation, overload and deadlines (2026-07-28)', () => {
+  it('a disconnect during a running sleep aborts its handler', async () => {
+    const probe = newProbe();
+    const runtime = httpServer(probe);
+    const client = new AbortController();
+    const message = modernMessage('tools/call', { name: 'sleep' });
+    const pending = handle(
+      runtime,
+      httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message), signal: client.signal }),
+    );
+    const signal = await probe.sleeping.promise;
+    expect(signal.aborted).toBe(false);
+    client.abort();
+    await probe.sleepAborted.promise;
+    expect(signal.aborted).toBe(true);
+    expect((await read(await pending)).events).toEqual([]);
+  });
+
+  it('overload gets 503 with -32000 and the request id', async () => {
+    const probe = newProbe();
+    const runtime = httpServer(probe);
+    const options = { maxConcurrency: 1, maxQueue: 0 };
+    const busy = postModern(runtime, modernMessage('tools/call', { name: 'wait' }), options);
+    const message = modernMessage('tools/list');
+    const answer = await postModern(runtime, message, options);
+    expect(answer.status).toBe(503);
+    expect(answer.body).toMatchObject({ id: message.id, error: { code: -32000 } });
+    probe.release.open();
+    expect((await busy).status).toBe(200);
+  });
+
+  it('a request past its deadline gets -32001', async () => {
+    const runtime = httpServer();
+    const message = modernMessage('tools/call', { name: 'sleep' });
+    const answer = await postModern(runtime, message, { requestTimeout: 1 });
+    expect(answer.body).toMatchObject({ id: message.id, error: { code: -32001 } });
+  });
+});
+
+describe('subscriptions', () => {
+  it('a listen stream acknowledges first, then carries changes, and a disconnect frees its slot', async () => {
+    const hub = createChangeHub();
+    const runtime = httpServer(undefined, { hub });
+    const executor = new Executor({ maxSubscriptions: 2 });
+    const options = { executor };
+    const client = new AbortController();
+    const message = listen();
+    const response = await handle(
+      runtime,
+      httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message), signal: client.signal }),
+      options,
+    );
+    if (!isStreamResponse(response)) throw new Error('expected a stream');
+    expect(response.headers['content-type']).toBe('text/event-stream');
+    expect(executor.stats().subscriptions).toBe(1);
+    const iterator = response.stream[Symbol.asyncIterator]();
+    const ack = parseSse((await iterator.next()).value as string)[0];
+    expect(ack.method).toBe('notifications/subscriptions/acknowledged');
+    expect(ack.params._meta['io.modelcontextprotocol/subscriptionId']).toBe(message.id);
+    hub.notifyToolsChanged();
+    const change = parseSse((await iterator.next()).value as string)[0];
+    expect(change.method).toBe('notifications/tools/list_changed');
+    client.abort();
+    expect(executor.stats().subscriptions).toBe(0);
+    expect((await iterator.next()).done).toBe(true);
+  });
+
+  it('over maxSubscriptions a listen gets 503; a freed slot serves the next one', async () => {
+    const hub = createChangeHub();
+    const runtime = httpServer(undefined, { hub });
+    const executor = new Executor({ maxSubscriptions: 2 });
+    const held = [executor.acquireSubscription(), executor.acquireSubscription()];
+    const options = { executor };
+    const refused = await postModern(runtime, listen(), options);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe(-32000);
+    held[0]?.release();
+    const client = new AbortController();
+    const message = listen();
+    const response = await handle(
+      runtime,
+      httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message), signal: client.signal }),
+      options,
+    );
+    expect(response.status).toBe(200);
+    expect(executor.stats().subscriptions).toBe(2);
+    client.abort();
+    expect(executor.stats().subscriptions).toBe(1);
+  });
+
+  it('a listen that fails returns its slot at once', async () => {
+    const runtime = httpServer(undefined, { hub: createChangeHub() });
+    const executor = new Executor({ maxSubscriptions: 1 });
+    const bad = modernMessage('subscriptions/listen', {});
+    const answer = await postModern(runtime, bad, { executor });
+    expect(answer.body.error.code).toBe(-32602);
+    expect(executor.stats().subscriptions).toBe(0);
+  });
+
+  it('on shutdown a subscription ends with its graceful result', async () => {
+    const hub = createChangeHub();
+    const runtime = httpServer(undefined, { hub });
+    const shutdown = new AbortController();
+    const options = resolveHttpOptions({ shutdownSignal: shutdown.signal });
+    const message = listen();
+    const response = await handle(
+      runtime,
+      httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message) }),
+      options,
+    );
+    if (!isStreamResponse(response)) throw new Error('expected a stream');
+    const iterator = response.stream[Symbol.asyncIterator]();
+    await iterator.next();
+    const rest = (async () => {
+      let text = '';
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) text += next.value;
+      return parseSse(text);
+    })();
+    shutdown.abort();
+    const events = await rest;
+    expect(events.at(-1)).toMatchObject({
+      id: message.id,
+      result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': message.id } },
+    });
+    expect(options.executor.stats().subscriptions).toBe(0);
+  });
+});
+
+describe('fetch adapter', () => {
+  const url = 'http://127.0.0.1/mcp';
+
+  it('serves JSON and maps statuses', async () => {
+    const fetchHandler = createFetchHandler(httpServer());
+    const message = modernMessage('tools/list');
+    const response = await fetchHandler(
+      new Request(url, { method: 'POST', headers: modernHeaders(message), body: JSON.stringify(message) }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect((await response.json()).result.tools.length).toBeGreaterThan(0);
+    const unknown = modernMessage('foo/bar');
+    const notFound = await fetchHandler(
+      new Request(url, { method: 'POST', headers: modernHeaders(unknown), body: JSON.stringify(unknown) }),
+    );
+    expect(notFound.status).toBe(404);
+    expect((await notFound.json()).error.code).toBe(-32601);
+  });
+
+  it('streams SSE, and cancelling the body aborts the handler', async () => {
+    const probe = newProbe();
+    const fetchHandler = createFetchHandler(httpServer(probe));
+    const message = modernMessage('tools/call', { name: 'steps' }, { progressToken: 'f' });
+    const response = await fetchHandler(
+      new Request(url, { method: 'POST', headers: modernHeaders(message), body: JSON.stringify(message) }),
+    );
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(parseSse(first)[0].method).toBe('notifications/progress');
+    await reader.cancel();
+    probe.release.open();
+  });
+
+  it('a body over maxBodyBytes gets 413, by Content-Length and while streaming', async () => {
+    const fetchHandler = createFetchHandler(httpServer(), { maxBodyBytes: 10 });
+    const declared = await fetchHandler(
+      new Request(url, { method: 'POST', headers: { 'content-length': '11' }, body: 'x'.repeat(11) }),
+    );
+    expect(declared.status).toBe(413);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(6));
+        controller.enqueue(new Uint8Array(6));
+        controller.close();
+      },
+    });
+    const streamed = await fetchHandler(
+      new Request(url, { method: 'POST', body, duplex: 'half' } as RequestInit),
+    );
+    expect(streamed.status).toBe(413);
+  });
+
+  it('passes the authenticated identity to handlers; a throwing authenticate gets 401', async () => {
+    let seen: unknown;
+    const runtime = httpServer(undefined, {
+      tools: [
+        {
+          name: 'whoami',
+          handler: (_args: unknown, context: { auth?: unknown }) => ((seen = context.auth), 'ok'),
+        },
+      ],
+    });
+    const fetchHandler = createFetchHandler(runtime, {
+      authenticate: (request) => {
+        if (request.headers.get('authorization') !== 'Bearer good') throw new Error('no');
+        return { principal: 'alice' };
+      },
+    });
+    const message = modernMessage('tools/call', { name: 'whoami' });
+    const headers = modernHeaders(message);
+    const ok = await fetchHandler(
+      new Request(url, {
+        method: 'POST',
+        headers: { ...headers, authorization: 'Bearer good' },
+        body: JSON.stringify(message),
+      }),
+    );
+    expect(ok.status).toBe(200);
+    expect(seen).toEqual({ principal: 'alice' });
+    const refused = await fetchHandler(
+      new Request(url, { method: 'POST', headers, body: JSON.stringify(message) }),
+    );
+    expect(refused.status).toBe(401);
+  });
+});
