@@ -8,6 +8,7 @@ import {
   resourceTemplate,
   type ToolDefinition,
   tool,
+  uiResource,
 } from '@snodo/core';
 import { z } from 'zod';
 
@@ -47,7 +48,39 @@ export function touch(hub: ChangeHub): ToolDefinition {
   });
 }
 
+/** `show_greeting`: a tool linked to an MCP Apps page (`ui://everything/greeting.html`). */
+export const showGreeting: ToolDefinition = tool({
+  name: 'show_greeting',
+  title: 'Show a greeting page',
+  description: 'Greets someone; hosts that support MCP Apps show the result in a small HTML page',
+  inputSchema: z.object({ name: z.string().default('world') }),
+  ui: { resourceUri: 'ui://everything/greeting.html' },
+  handler: ({ name }) => ({
+    content: [{ type: 'text', text: `Hello, ${name}!` }],
+    structuredContent: { name },
+  }),
+});
+
+const GREETING_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Greeting</title></head>
+<body><h1 id="greeting">Hello!</h1>
+<script>
+  // The host posts the tool result to the page (MCP Apps, ui/notifications/tool-result).
+  window.addEventListener('message', (event) => {
+    const name = event.data?.params?.structuredContent?.name;
+    if (name) document.getElementById('greeting').textContent = 'Hello, ' + name + '!';
+  });
+</script></body></html>`;
+
 export const RESOURCES: ResourceDefinition[] = [
+  uiResource({
+    uri: 'ui://everything/greeting.html',
+    name: 'greeting-page',
+    title: 'Greeting page',
+    description: 'The MCP Apps page of show_greeting',
+    html: GREETING_PAGE,
+    prefersBorder: true,
+  }),
   resource({
     uri: 'demo://greeting',
     name: 'greeting',

@@ -5,7 +5,7 @@ import {
   type Runtime,
   type ServerDefinition,
 } from '@snodo/core';
-import { ask, PROMPTS, RESOURCES, TEMPLATES, touch } from './features.js';
+import { ask, PROMPTS, RESOURCES, showGreeting, TEMPLATES, touch } from './features.js';
 import { TOOLS } from './tools.js';
 
 export { UNICODE_TEXT } from './tools.js';
@@ -25,7 +25,7 @@ export function createEverythingServer(
     version: '0.0.0',
     instructions:
       'A demo server: echo repeats text, add sums numbers, sleep waits, fail fails, unicode returns non-ASCII text, ask asks for your name, touch notifies subscribers of a resource.',
-    tools: [...TOOLS, ask, touch(hub)],
+    tools: [...TOOLS, ask, touch(hub), showGreeting],
     resources: RESOURCES,
     resourceTemplates: TEMPLATES,
     prompts: PROMPTS,

@@ -120,6 +120,17 @@ export type {
 export { createServer, type ServerDefinition } from './router/server.js';
 export { type Tool, type ToolDefinition, type ToolReturn, tool } from './router/tool.js';
 export {
+  sandboxDomain,
+  type ToolUi,
+  UI_EXTENSION,
+  UI_MIME_TYPE,
+  UI_RESOURCE_URI_META_KEY,
+  type UiCsp,
+  type UiPermissions,
+  type UiResourceDefinition,
+  uiResource,
+} from './router/ui.js';
+export {
   compareTemplatePrecedence,
   parseUriTemplate,
   type UriTemplate,

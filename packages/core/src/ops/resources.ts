@@ -1,15 +1,22 @@
 import type { OperationCall } from '../dispatch/operation.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { CacheHint, CacheScope } from '../protocol/types.js';
+import { declaresExtension } from '../router/extension.js';
 import { paginate } from '../router/pagination.js';
 import { type ResourceTemplate, toContents } from '../router/resource.js';
 import type { Runtime } from '../router/runtime.js';
+import { UI_EXTENSION, UI_MIME_TYPE } from '../router/ui.js';
 import { compareTemplatePrecedence } from '../router/uri-template.js';
 
 export function listResources(call: OperationCall): Record<string, unknown> {
   const page = paginate(call.runtime.resourceList, call.params.cursor, call.runtime.pageSize);
   const result: Record<string, unknown> = {
-    resources: page.items.map((item) => item.listing),
+    resources: page.items.map((item) =>
+      item.listing.mimeType === UI_MIME_TYPE &&
+      !declaresExtension(call.selection.clientCapabilities, UI_EXTENSION)
+        ? { ...item.listing, mimeType: 'text/html' }
+        : item.listing,
+    ),
     ...listHint(page.items.map((item) => item.definition.cache)),
   };
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;

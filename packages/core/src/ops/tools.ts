@@ -2,13 +2,18 @@ import { InputRequiredSignal } from '../dispatch/input.js';
 import type { OperationCall } from '../dispatch/operation.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
+import { declaresExtension } from '../router/extension.js';
 import { paginate } from '../router/pagination.js';
 import type { SchemaIssue } from '../router/schema.js';
 import { errorToolResult, normalizeToolResult } from '../router/tool.js';
+import { UI_EXTENSION } from '../router/ui.js';
 
 export function listTools(call: OperationCall): Record<string, unknown> {
   const page = paginate(call.runtime.toolList, call.params.cursor, call.runtime.pageSize);
-  const result: Record<string, unknown> = { tools: page.items.map((tool) => tool.listing) };
+  const ui = declaresExtension(call.selection.clientCapabilities, UI_EXTENSION);
+  const result: Record<string, unknown> = {
+    tools: page.items.map((tool) => (ui ? tool.uiListing : tool.listing)),
+  };
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
   return result;
 }

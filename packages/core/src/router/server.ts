@@ -30,6 +30,7 @@ import {
 } from './resource.js';
 import type { Instructions, MrtrConfig, Runtime } from './runtime.js';
 import { compileTool, type Tool, type ToolDefinition } from './tool.js';
+import { UI_EXTENSION, UI_MIME_TYPE } from './ui.js';
 
 export interface ServerDefinition {
   name: string;
@@ -124,6 +125,15 @@ export function createServer(definition: ServerDefinition): Runtime {
     prompts.list.some((p) => p.definition.complete !== undefined) ||
     templates.list.some((t) => t.definition.complete !== undefined);
   if (completes) capabilities.completions = {};
+  const hasUi =
+    resources.list.some((r) => r.definition.mimeType === UI_MIME_TYPE) ||
+    tools.list.some((t) => t.definition.ui);
+  if (hasUi && !extensions.byId.has(UI_EXTENSION)) {
+    extensions.byId.set(
+      UI_EXTENSION,
+      Object.freeze({ id: UI_EXTENSION, settings: { mimeTypes: [UI_MIME_TYPE] }, methods: new Map() }),
+    );
+  }
   if (extensions.byId.size > 0) {
     capabilities.extensions = Object.fromEntries(
       [...extensions.byId.values()].map((e) => [e.id, e.settings]),

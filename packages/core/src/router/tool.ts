@@ -2,6 +2,7 @@ import type { HandlerContext } from '../dispatch/context.js';
 import { definitionError } from '../errors/snodo-error.js';
 import type { CallToolResult, ContentBlock, ToolAnnotations } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema, type SchemaInput } from './schema.js';
+import { type ToolUi, toolUiMeta } from './ui.js';
 
 /** What a tool handler may return: a full result, or a string (one text block). */
 export type ToolReturn = CallToolResult | string;
@@ -22,6 +23,11 @@ export interface ToolDefinition<Args = any> {
    * client that did not declare them gets -32021 with `data.requiredCapabilities`, before the handler runs.
    */
   requiredClientCapabilities?: Record<string, unknown>;
+  /**
+   * Links the tool to an MCP Apps UI resource (`ui://…`). The link is listed only to clients that
+   * declare the `io.modelcontextprotocol/ui` extension.
+   */
+  ui?: ToolUi;
   handler(args: Args, context: HandlerContext): ToolReturn | Promise<ToolReturn>;
 }
 
@@ -33,6 +39,8 @@ export interface Tool {
   readonly output: CompiledSchema | undefined;
   /** The neutral `Tool` object of `tools/list`; dialects drop what their revision does not know. */
   readonly listing: Readonly<Record<string, unknown>>;
+  /** The listing with the tool's UI link, for clients that declare the UI extension (else `listing`). */
+  readonly uiListing: Readonly<Record<string, unknown>>;
 }
 
 /** Tool names model APIs and SEP-986 accept. */
@@ -80,7 +88,10 @@ export function compileTool(definition: ToolDefinition): Tool {
   if (definition.annotations) listing.annotations = definition.annotations;
   if (definition.icons) listing.icons = definition.icons;
   if (definition._meta) listing._meta = definition._meta;
-  return Object.freeze({ name, definition, input, output, listing: Object.freeze(listing) });
+  const uiListing = definition.ui
+    ? Object.freeze({ ...listing, _meta: { ...definition._meta, ...toolUiMeta(definition.ui) } })
+    : Object.freeze(listing);
+  return Object.freeze({ name, definition, input, output, listing: Object.freeze(listing), uiListing });
 }
 
 /** Normalizes a handler's return value; adds the JSON text block a structured result SHOULD carry. */
