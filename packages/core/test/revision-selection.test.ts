@@ -63,10 +63,21 @@ describe('seed 002: the revision is selected per request', () => {
     expect(list.response.error.data.supported).toEqual([...SUPPORTED_VERSIONS]);
   });
 
-  it('a header naming an unknown revision without a session is -32022', async () => {
+  it('a header naming an unknown revision without a session is served statelessly: -32602 without _meta, else -32022', async () => {
     const { response } = await run(runtime, legacy('tools/list'), { headerVersion: '2099-01-01' });
-    expect(response.error.code).toBe(ErrorCode.UnsupportedProtocolVersion);
-    expect(response.error.data.requested).toBe('2099-01-01');
+    expect(response.error.code).toBe(ErrorCode.InvalidParams);
+    const declared = await run(runtime, modern('server/discover', {}, { [PV]: '2099-01-01' }), {
+      headerVersion: '2099-01-01',
+    });
+    expect(declared.response.error.code).toBe(ErrorCode.UnsupportedProtocolVersion);
+    expect(declared.response.error.data).toEqual({ supported: ['2026-07-28'], requested: '2099-01-01' });
+  });
+
+  it('initialize with a 2026-07-28 header is stateless, where initialize does not exist: -32601', async () => {
+    const { response } = await run(runtime, modern('initialize'), { headerVersion: MODERN });
+    expect(response.error.code).toBe(ErrorCode.MethodNotFound);
+    const legacyHeader = await run(runtime, initialize('2025-11-25'), { headerVersion: '2025-11-25' });
+    expect(legacyHeader.response.result.protocolVersion).toBe('2025-11-25');
   });
 });
 
@@ -110,7 +121,7 @@ describe('exact profile inspection of 2026-07-28 requests', () => {
       expect(response.error).toEqual({
         code: -32022,
         message: 'Unsupported protocol version',
-        data: { supported: [...SUPPORTED_VERSIONS], requested },
+        data: { supported: ['2026-07-28'], requested },
       });
     }
   });

@@ -31,23 +31,29 @@ export interface SelectionInput {
 
 /**
  * Picks the revision of one request (seed 002, "Protocol versions"):
- *   1. `initialize` is served with initialize-based semantics (the version is negotiated from its params);
- *   2. a request that declares `_meta["io.modelcontextprotocol/protocolVersion"]`, or whose
- *      MCP-Protocol-Version header names a stateless revision, is served statelessly: its `_meta` is
- *      then inspected exactly (missing keys -32602, unsupported version -32022);
+ *   1. a request outside a session whose MCP-Protocol-Version header is present and not an
+ *      initialize-based revision (2026-07-28, or a version we do not know) is served statelessly,
+ *      `initialize` included (which 2026-07-28 does not have: -32601);
+ *   2. otherwise `initialize` is served with initialize-based semantics (the version is negotiated
+ *      from its params);
+ *   3. a request that declares `_meta["io.modelcontextprotocol/protocolVersion"]` is served
+ *      statelessly. Stateless requests have their `_meta` inspected exactly (missing keys -32602,
+ *      unsupported version -32022 listing the stateless versions served);
  *   3. otherwise the session's negotiated revision serves it;
  *   4. with no session and no version anywhere, only `ping` is answered (as 2025-03-26); anything
  *      else is refused with -32600 naming what to send.
  */
 export function selectRevision(runtime: Runtime, input: SelectionInput): Selection | ProtocolError {
   const { method, params, session, headerVersion } = input;
-  if (method === 'initialize') return selectInitialize(runtime, params);
+  const headerIsModern =
+    headerVersion !== undefined && session === undefined && dialectFor(headerVersion)?.era !== 'legacy';
+  if (method === 'initialize')
+    return headerIsModern ? selectModern(runtime, params) : selectInitialize(runtime, params);
   const meta = params?._meta;
   const metaVersion =
     typeof meta === 'object' && meta !== null
       ? (meta as Record<string, unknown>)[META.protocolVersion]
       : undefined;
-  const headerIsModern = headerVersion !== undefined && dialectFor(headerVersion)?.era === 'modern';
   if (metaVersion !== undefined || headerIsModern || isModernOnly(method)) {
     return selectModern(runtime, params);
   }
@@ -61,7 +67,7 @@ export function selectRevision(runtime: Runtime, input: SelectionInput): Selecti
     };
   }
   if (headerVersion !== undefined && !runtime.versions.includes(headerVersion as ProtocolVersion)) {
-    return ProtocolError.unsupportedVersion(headerVersion, runtime.versions);
+    return ProtocolError.unsupportedVersion(headerVersion, statelessOrAll(runtime));
   }
   if (method === 'ping' && runtime.legacyVersions.length > 0) {
     return {
@@ -75,6 +81,11 @@ export function selectRevision(runtime: Runtime, input: SelectionInput): Selecti
     `No protocol version for "${method}": send initialize first, or declare _meta["${META.protocolVersion}"]`,
     { supported: [...runtime.versions] },
   );
+}
+
+/** The versions an unsupported-version error names: those usable statelessly, else every one served. */
+function statelessOrAll(runtime: Runtime): readonly ProtocolVersion[] {
+  return runtime.modernVersions.length > 0 ? runtime.modernVersions : runtime.versions;
 }
 
 const MODERN_ONLY = new Set(['server/discover', 'subscriptions/listen']);
@@ -134,7 +145,7 @@ function selectModern(
   }
   const dialect = dialectFor(version as string);
   if (dialect?.era !== 'modern' || !runtime.versions.includes(dialect.version)) {
-    return ProtocolError.unsupportedVersion(version as string, runtime.versions);
+    return ProtocolError.unsupportedVersion(version as string, statelessOrAll(runtime));
   }
   const logLevel = meta[META.logLevel];
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel)) {
