@@ -1,0 +1,273 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import {
+  type AuthInfo,
+  ErrorCode,
+  encodeJson,
+  type HttpConfig,
+  handle,
+  paramHeadersOf,
+  resolveHttpOptions,
+} from '@snodo/core';
+import { flattenHeaders, readBody, writeResponse } from './exchange.js';
+import { type ListenOptions, type ResolvedListenOptions, splitOptions } from './options.js';
+
+/** A running listener. */
+export interface McpHttpServer {
+  /** The endpoint URL, e.g. `http://127.0.0.1:4000/mcp` (the real port when `port` was 0). */
+  url(): string;
+  /** The bound address. */
+  address(): { host: string; port: number };
+  /** Open connections and what they are doing, for tests and monitoring. */
+  stats(): ListenerStats;
+  /**
+   * Graceful: stops accepting, closes idle connections, ends open subscriptions with their final
+   * result, lets running requests finish for up to `closeGracePeriod`, then aborts the rest.
+   * Resolves when every connection is gone. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+export interface ListenerStats {
+  connections: number;
+  /** Connections closed unread at `maxConnections`. */
+  dropped: number;
+  /** Connections cut by `headTimeout` or `bodyTimeout` (`readTimeout` cuts are node's socket timeouts). */
+  timedOut: number;
+  requests: number;
+}
+
+/** Per-connection state; a request's head and body deadlines run from the socket's own events. */
+interface Connection {
+  headTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Requests of this connection whose response is not finished (more than one when pipelined). */
+  active: number;
+  served: number;
+}
+
+/**
+ * Serves `runtime` over Streamable HTTP on `node:http`, with every bound of the listener named and
+ * defaulted (see the README's table). Resolves once the socket is bound.
+ */
+export async function listen(options: ListenOptions): Promise<McpHttpServer> {
+  const { listener, http } = splitOptions(options);
+  const { runtime, authenticate } = options;
+  const shutdown = new AbortController();
+  const ownsExecutor = http.executor === undefined;
+  const config = resolveHttpOptions({ ...http, shutdownSignal: shutdown.signal });
+  paramHeadersOf(runtime); // a broken x-mcp-header annotation fails here, not on the first call
+
+  const stats: ListenerStats = { connections: 0, dropped: 0, timedOut: 0, requests: 0 };
+  const connections = new Map<Socket, Connection>();
+  let closing: Promise<void> | undefined;
+
+  const server = createHttpServer({
+    maxHeaderSize: listener.maxHeaderBytes,
+    // Node's own head/request timers run from the first byte; ours run from accept (below).
+    requestTimeout: 0,
+    headersTimeout: 0,
+    keepAliveTimeout: listener.keepAliveTimeout,
+  });
+  // Checked by net.Server at accept, before the HTTP parser sees the socket: closed unread.
+  server.maxConnections = listener.maxConnections;
+  server.maxRequestsPerSocket = listener.maxRequestsPerConnection;
+  server.on('drop', () => {
+    stats.dropped++;
+  });
+
+  const cut = (socket: Socket) => {
+    stats.timedOut++;
+    socket.destroy();
+  };
+  const armHead = (socket: Socket, connection: Connection) => {
+    clearTimeout(connection.headTimer);
+    connection.headTimer = setTimeout(cut, listener.headTimeout, socket);
+  };
+
+  server.on('connection', (socket: Socket) => {
+    const connection: Connection = { headTimer: undefined, active: 0, served: 0 };
+    connections.set(socket, connection);
+    stats.connections = connections.size;
+    armHead(socket, connection);
+    // Idle while reading: node's http layer destroys the socket on 'timeout' when nobody else listens.
+    socket.setTimeout(listener.readTimeout);
+    socket.once('close', () => {
+      clearTimeout(connection.headTimer);
+      connections.delete(socket);
+      stats.connections = connections.size;
+    });
+  });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    const connection = connections.get(socket);
+    if (connection === undefined) {
+      res.destroy();
+      return;
+    }
+    clearTimeout(connection.headTimer);
+    connection.headTimer = undefined;
+    connection.active++;
+    stats.requests++;
+    socket.setTimeout(listener.readTimeout);
+    connection.served++;
+    if (connection.served >= listener.maxRequestsPerConnection) res.setHeader('connection', 'close');
+    res.once('close', () => {
+      connection.active--;
+      if (socket.destroyed) return;
+      // A response that said "Connection: close" ends its connection once written (node would wait
+      // for the client or the keep-alive timer).
+      const last = String(res.getHeader('connection') ?? '').toLowerCase() === 'close';
+      if ((last || closing !== undefined) && connection.active === 0) socket.destroySoon();
+      else if (connection.active === 0) armHead(socket, connection);
+    });
+    serve(req, res).catch(() => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
+        res.end(errorBody(ErrorCode.InternalError, 'Internal error'));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const disconnect = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) disconnect.abort();
+    });
+    if (closing !== undefined) res.setHeader('connection', 'close');
+    const target = req.url ?? '/';
+    const query = target.indexOf('?');
+    const path = query < 0 ? target : target.slice(0, query);
+    const hasBody =
+      req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+    if (path !== listener.path)
+      return refuse(res, 404, ErrorCode.InvalidRequest, `Not found: ${path}`, hasBody);
+
+    let body: Uint8Array = EMPTY;
+    if (req.method === 'POST') {
+      const declared = req.headers['content-length'];
+      if (declared !== undefined && Number(declared) > listener.maxBodyBytes) {
+        return refuse(
+          res,
+          413,
+          ErrorCode.InvalidRequest,
+          `Body exceeds ${listener.maxBodyBytes} bytes`,
+          true,
+        );
+      }
+      const read = await readBody(req, listener.maxBodyBytes, listener.bodyTimeout);
+      if (!read.ok) {
+        if (read.reason === 'too-large') {
+          return refuse(
+            res,
+            413,
+            ErrorCode.InvalidRequest,
+            `Body exceeds ${listener.maxBodyBytes} bytes`,
+            true,
+          );
+        }
+        if (read.reason === 'timeout') stats.timedOut++;
+        if (read.reason === 'timeout' && !res.headersSent && !req.socket.destroyed) {
+          return refuse(res, 408, ErrorCode.InvalidRequest, 'Request body timeout', true);
+        }
+        res.destroy();
+        return;
+      }
+      body = read.body;
+    } else if (hasBody) {
+      // A GET or DELETE with a body: answered without reading it, so the connection cannot be reused.
+      res.setHeader('connection', 'close');
+    }
+    // The request is read: the response phase may be silent (an SSE stream between keepalives).
+    req.socket.setTimeout(0);
+
+    let auth: AuthInfo | undefined;
+    if (authenticate) {
+      try {
+        auth = await authenticate(req);
+      } catch {
+        return refuse(res, 401, ErrorCode.InvalidRequest, 'Unauthorized', false);
+      }
+    }
+    const response = await handle(
+      runtime,
+      {
+        method: req.method ?? 'GET',
+        path: target,
+        headers: flattenHeaders(req.headers),
+        body,
+        signal: disconnect.signal,
+        url: `http://${req.headers.host ?? hostForUrl()}${target}`,
+        ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
+        ...(auth === undefined ? {} : { auth }),
+      },
+      config,
+    );
+    if (res.destroyed) {
+      if ('stream' in response) void response.stream[Symbol.asyncIterator]().return?.();
+      return;
+    }
+    await writeResponse(res, response);
+  }
+
+  function refuse(res: ServerResponse, status: number, code: number, message: string, close: boolean): void {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (close) headers.connection = 'close';
+    res.writeHead(status, headers);
+    res.end(errorBody(code, message));
+  }
+
+  const hostForUrl = () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : listener.port;
+    const host = listener.host.includes(':') ? `[${listener.host}]` : listener.host;
+    return `${host}:${port}`;
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listener.port, listener.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  return {
+    url: () => `http://${hostForUrl()}${listener.path}`,
+    address: () => {
+      const address = server.address();
+      return {
+        host: listener.host,
+        port: typeof address === 'object' && address !== null ? address.port : listener.port,
+      };
+    },
+    stats: () => ({ ...stats }),
+    close() {
+      closing ??= closeServer();
+      return closing;
+    },
+  };
+
+  async function closeServer(): Promise<void> {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    shutdown.abort();
+    for (const [socket, connection] of connections) if (connection.active === 0) socket.destroy();
+    const grace = setTimeout(() => {
+      for (const socket of connections.keys()) socket.destroy();
+      if (ownsExecutor) config.executor.destroy('listener closed');
+    }, listener.closeGracePeriod);
+    await closed;
+    clearTimeout(grace);
+    if (ownsExecutor) await config.executor.close();
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+function errorBody(code: number, message: string): string {
+  return encodeJson({ jsonrpc: '2.0', id: null, error: { code, message } });
+}
+
+export type { HttpConfig, ListenOptions, ResolvedListenOptions };

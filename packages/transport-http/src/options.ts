@@ -1,0 +1,144 @@
+import type { IncomingMessage } from 'node:http';
+import { type AuthInfo, type HttpOptions, type Runtime, SnodoError } from '@snodo/core';
+import {
+  DEFAULT_BODY_TIMEOUT,
+  DEFAULT_CLOSE_GRACE_PERIOD,
+  DEFAULT_HEAD_TIMEOUT,
+  DEFAULT_HOST,
+  DEFAULT_KEEP_ALIVE_TIMEOUT,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_HEADER_BYTES,
+  DEFAULT_MAX_REQUESTS_PER_CONNECTION,
+  DEFAULT_PATH,
+  DEFAULT_READ_TIMEOUT,
+} from './defaults.js';
+
+export interface ListenOptions extends Omit<HttpOptions, 'path' | 'shutdownSignal'> {
+  /** The server to serve (`createServer(...)`). */
+  runtime: Runtime;
+  /** TCP port; 0 picks a free one (read it back with `url()`). */
+  port: number;
+  /** Interface to bind. Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** The MCP endpoint; other paths get 404. Default `/mcp`. */
+  path?: string;
+  /** Open connections at once. Default 1,024; one accepted at the limit is closed unread. */
+  maxConnections?: number;
+  /** ms from accept (or from the previous response) to a complete request head. Default 10,000. */
+  headTimeout?: number;
+  /** ms from the end of the head to a complete body. Default 10,000. */
+  bodyTimeout?: number;
+  /** ms of silence allowed while a request is read. Default 5,000. */
+  readTimeout?: number;
+  /** Bytes of the request head. Default 16,384 (431 above). */
+  maxHeaderBytes?: number;
+  /** ms an idle kept-alive connection stays open. Default 5,000. */
+  keepAliveTimeout?: number;
+  /** Requests per connection before it closes; 1 disables keep-alive. Default 1,000. */
+  maxRequestsPerConnection?: number;
+  /** ms `close()` lets running requests finish before aborting them. Default 10,000. */
+  closeGracePeriod?: number;
+  /**
+   * The verified identity of a request, from your own authentication (a bearer token check, mTLS).
+   * Return undefined for anonymous requests; throw to refuse with 401. Never copy unverified headers.
+   */
+  authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+}
+
+export interface ResolvedListenOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly path: string;
+  readonly maxConnections: number;
+  readonly headTimeout: number;
+  readonly bodyTimeout: number;
+  readonly readTimeout: number;
+  readonly maxHeaderBytes: number;
+  readonly maxBodyBytes: number;
+  readonly keepAliveTimeout: number;
+  readonly maxRequestsPerConnection: number;
+  readonly closeGracePeriod: number;
+}
+
+const LISTENER_KEYS = new Set([
+  'runtime',
+  'port',
+  'host',
+  'path',
+  'maxConnections',
+  'headTimeout',
+  'bodyTimeout',
+  'readTimeout',
+  'maxHeaderBytes',
+  'keepAliveTimeout',
+  'maxRequestsPerConnection',
+  'closeGracePeriod',
+  'authenticate',
+]);
+
+/** Validates the listener's own options once; the rest go to core's `resolveHttpOptions`. */
+export function splitOptions(options: ListenOptions): { listener: ResolvedListenOptions; http: HttpOptions } {
+  if (typeof options !== 'object' || options === null) throw invalid('listen() needs an options object');
+  const { runtime, port } = options;
+  if (typeof runtime !== 'object' || runtime === null || !('tools' in runtime)) {
+    throw invalid('runtime must be a server runtime from createServer()');
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw invalid(`port must be an integer from 0 to 65535, got ${String(port)}`);
+  const host = options.host ?? DEFAULT_HOST;
+  if (typeof host !== 'string' || host === '') throw invalid('host must be a non-empty string');
+  const path = options.path ?? DEFAULT_PATH;
+  if (typeof path !== 'string' || !path.startsWith('/'))
+    throw invalid(`path must start with "/", got ${JSON.stringify(path)}`);
+  if (options.authenticate !== undefined && typeof options.authenticate !== 'function') {
+    throw invalid('authenticate must be a function');
+  }
+  const http: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) if (!LISTENER_KEYS.has(key)) http[key] = value;
+  http.path = path;
+  return {
+    listener: Object.freeze({
+      host,
+      port,
+      path,
+      maxConnections: positive('maxConnections', options.maxConnections, DEFAULT_MAX_CONNECTIONS),
+      headTimeout: positive('headTimeout', options.headTimeout, DEFAULT_HEAD_TIMEOUT),
+      bodyTimeout: positive('bodyTimeout', options.bodyTimeout, DEFAULT_BODY_TIMEOUT),
+      readTimeout: positive('readTimeout', options.readTimeout, DEFAULT_READ_TIMEOUT),
+      maxHeaderBytes: positive('maxHeaderBytes', options.maxHeaderBytes, DEFAULT_MAX_HEADER_BYTES),
+      maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+      keepAliveTimeout: positive('keepAliveTimeout', options.keepAliveTimeout, DEFAULT_KEEP_ALIVE_TIMEOUT),
+      maxRequestsPerConnection: positive(
+        'maxRequestsPerConnection',
+        options.maxRequestsPerConnection,
+        DEFAULT_MAX_REQUESTS_PER_CONNECTION,
+      ),
+      closeGracePeriod: nonNegative('closeGracePeriod', options.closeGracePeriod, DEFAULT_CLOSE_GRACE_PERIOD),
+    }),
+    http: http as HttpOptions,
+  };
+}
+
+// Timers above 2^31-1 ms fire at once: every duration option stays below that.
+const MAX_MS = 2_147_483_647;
+
+function positive(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_MS) {
+    throw invalid(`${name} must be a positive integer (at most ${MAX_MS}), got ${String(value)}`);
+  }
+  return value;
+}
+
+function nonNegative(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_MS) {
+    throw invalid(`${name} must be a non-negative integer (at most ${MAX_MS}), got ${String(value)}`);
+  }
+  return value;
+}
+
+function invalid(message: string): SnodoError {
+  return new SnodoError('SNODO_ERR_INVALID_OPTION', message);
+}
