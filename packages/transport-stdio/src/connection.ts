@@ -1,5 +1,7 @@
 import {
   type BatchOutcome,
+  type ClientRequests,
+  createClientRequests,
   type DecodedSingle,
   type DispatchContext,
   decodeMessage,
@@ -15,6 +17,7 @@ import {
   type Outcome,
   type RequestId,
   type Session,
+  type SessionNotifications,
 } from '@snodo/core';
 import { stdioError } from './errors.js';
 import { StreamSource, stdinSource } from './input.js';
@@ -26,6 +29,8 @@ import { Writer } from './writer.js';
 export interface Dispatcher {
   dispatch(message: DecodedSingle, context: DispatchContext): Promise<Outcome>;
   dispatchBatch(items: DecodedSingle[], context: DispatchContext): Promise<BatchOutcome>;
+  /** The server-to-client notifications of an initialized initialize-based session (list changes, resource updates). */
+  openSessionNotifications?(getSession: () => Session | undefined): SessionNotifications;
 }
 
 type Request = Extract<DecodedSingle, { kind: 'request' }>;
@@ -34,7 +39,12 @@ type Request = Extract<DecodedSingle, { kind: 'request' }>;
  * Requests that change the connection's session run inline, in input order, so a later line
  * always sees their effect. They run no application code, so they need no executor slot.
  */
-const SESSION_METHODS = new Set(['initialize', 'logging/setLevel']);
+const SESSION_METHODS = new Set([
+  'initialize',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
 
 /** One admitted request, from its line until its outcome is decided. */
 interface Entry {
@@ -77,8 +87,13 @@ export class StdioConnection {
   readonly #requests = new Map<string, Entry>();
   readonly #listening = new Map<string, Listening>();
   #session: Session | undefined;
-  /** Admitted requests and open subscriptions not yet finished. */
+  /** Server-initiated requests (elicitation, sampling, roots) of the session, matched with the client's responses. */
+  readonly #clientRequests: ClientRequests;
+  #sessionNotifications: SessionNotifications | undefined;
+  /** Admitted requests not yet finished. */
   #active = 0;
+  /** One per open subscription; settles once its last message was written. */
+  readonly #pumps = new Set<Promise<void>>();
   #whenIdle: (() => void) | undefined;
   #closingSubscriptions = false;
   #failure: Error | undefined;
@@ -91,6 +106,10 @@ export class StdioConnection {
     this.#executor = settings.executor;
     this.#owner = settings.executor.owner();
     this.#writer = new Writer(settings.output, settings.writeTimeout, (error) => this.#terminate(error));
+    // Server requests and their cancellations are small and rare: written at once, no backpressure wait.
+    this.#clientRequests = createClientRequests((message) => {
+      this.#writer.write(message);
+    });
     this.#reader = new LineReader(settings.maxLineBytes, {
       line: (bytes) => this.#onLine(bytes),
       oversized: (length) => this.#onOversized(length),
@@ -106,15 +125,20 @@ export class StdioConnection {
     if (this.#failure) this.#fail(this.#failure);
     try {
       await Promise.race([this.#read(), failed]);
+      // No answer to a server-initiated request can come any more: its handler fails now.
+      this.#clientRequests.close('The client closed its input');
       await Promise.race([this.#idle(), failed]);
       // Every request is done; subscriptions end gracefully with their listen result.
       this.#closingSubscriptions = true;
       for (const listening of this.#listening.values()) this.#endSubscription(listening, 'graceful');
-      await Promise.race([this.#idle(), failed]);
+      this.#sessionNotifications?.close();
+      await Promise.race([Promise.all(this.#pumps), failed]);
       await Promise.race([this.#writer.ready(), failed]);
       if (this.#failure) throw this.#failure;
     } finally {
       this.#stopReading();
+      this.#sessionNotifications?.close();
+      this.#clientRequests.close();
       this.#writer.detach();
       this.#owner.close();
     }
@@ -207,6 +231,7 @@ export class StdioConnection {
   }
 
   #onLine(bytes: Uint8Array): void | Promise<void> {
+    if (this.#failure) return;
     if (this.#writer.blocked) return this.#writer.ready().then(() => this.#onLine(bytes));
     const decoded = decodeMessage(bytes);
     switch (decoded.kind) {
@@ -219,7 +244,8 @@ export class StdioConnection {
           .dispatch(decoded, this.#context())
           .then((outcome) => this.#onNotification(outcome));
       case 'response':
-        return this.#onClientResponse(decoded);
+        this.#onClientResponse(decoded);
+        return;
       case 'invalid':
         this.#writer.write({ jsonrpc: '2.0', id: decoded.id, error: decoded.error });
         return;
@@ -230,6 +256,7 @@ export class StdioConnection {
   }
 
   #onOversized(length: number): void | Promise<void> {
+    if (this.#failure) return;
     if (this.#writer.blocked) return this.#writer.ready().then(() => this.#onOversized(length));
     const { maxLineBytes } = this.#settings;
     this.#writer.write({
@@ -257,28 +284,49 @@ export class StdioConnection {
   }
 
   /**
-   * A client's JSON-RPC response, which answers a request the server sent (initialize-based
-   * revisions: sampling, elicitation, roots). This is the seam for core's server-request channel:
-   * until it exists, core's dispatch ignores responses.
+   * A client's JSON-RPC response answers a request the server sent (initialize-based revisions:
+   * elicitation, sampling, roots). One that answers nothing pending is ignored.
    */
-  #onClientResponse(decoded: DecodedSingle): Promise<void> {
-    return this.#dispatcher.dispatch(decoded, this.#context()).then((outcome) => this.#adopt(outcome));
+  #onClientResponse(decoded: Extract<DecodedSingle, { kind: 'response' }>): void {
+    this.#clientRequests.resolve(decoded);
   }
 
   // ---- requests -------------------------------------------------------------------------
 
   #context(signal?: AbortSignal): DispatchContext {
-    // Stateless 2026-07-28 requests ignore the session: core selects the revision per request.
-    const session = this.#session;
-    if (signal === undefined) return session === undefined ? {} : { session };
-    return session === undefined ? { signal } : { signal, session };
+    // Stateless 2026-07-28 requests ignore the session and the channel: core selects the revision per request.
+    const context: DispatchContext = { channel: this.#clientRequests.channel };
+    if (signal !== undefined) context.signal = signal;
+    if (this.#session !== undefined) context.session = this.#session;
+    return context;
   }
 
   #adopt(outcome: Outcome): void {
-    if ('session' in outcome && outcome.session !== undefined) {
-      // One stdio connection is one initialize-based session: later lines see this value.
-      // (Core's session notification stream, once exported, is opened here for initialized sessions.)
-      this.#session = outcome.session;
+    if (!('session' in outcome) || outcome.session === undefined) return;
+    // One stdio connection is one initialize-based session: later lines see this value.
+    this.#session = outcome.session;
+    if (
+      outcome.session.initialized &&
+      this.#sessionNotifications === undefined &&
+      !this.#closingSubscriptions
+    ) {
+      const notifications = this.#dispatcher.openSessionNotifications?.(() => this.#session);
+      if (notifications !== undefined) {
+        this.#sessionNotifications = notifications;
+        this.#pumpSessionNotifications(notifications);
+      }
+    }
+  }
+
+  /** Writes the session's notifications as they come, until closed (EOF, teardown). */
+  async #pumpSessionNotifications(notifications: SessionNotifications): Promise<void> {
+    try {
+      for await (const message of notifications) {
+        if (this.#failure) break;
+        await this.#write(message);
+      }
+    } catch (error) {
+      logInternal(error);
     }
   }
 
@@ -433,12 +481,12 @@ export class StdioConnection {
     });
     const listening: Listening = { key: entry.key, subscription, ending: undefined, stop };
     this.#listening.set(listening.key, listening);
-    this.#active++;
-    this.#pump(listening, stopped).finally(() => {
+    const pump = this.#pump(listening, stopped).finally(() => {
       slot.release();
       if (this.#listening.get(listening.key) === listening) this.#listening.delete(listening.key);
-      this.#done();
+      this.#pumps.delete(pump);
     });
+    this.#pumps.add(pump);
     if (this.#closingSubscriptions) this.#endSubscription(listening, 'graceful');
   }
 

@@ -1,4 +1,4 @@
-import { dispatch, dispatchBatch, type Runtime } from '@snodo/core';
+import { dispatch, dispatchBatch, openSessionNotifications, type Runtime } from '@snodo/core';
 import { type Dispatcher, StdioConnection } from './connection.js';
 import { resolveOptions, type ServeOptions } from './options.js';
 
@@ -15,6 +15,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   const dispatcher: Dispatcher = {
     dispatch: (message, context) => dispatch(runtime, message, context),
     dispatchBatch: (items, context) => dispatchBatch(runtime, items, context),
+    openSessionNotifications: (getSession) => openSessionNotifications(runtime, getSession),
   };
   await new StdioConnection(dispatcher, settings).run();
 }

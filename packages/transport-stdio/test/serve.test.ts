@@ -1,0 +1,437 @@
+import { once } from 'node:events';
+import { PassThrough, Writable } from 'node:stream';
+import { Executor } from '@snodo/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITE_TIMEOUT, serve } from '../src/index.js';
+import {
+  callTool,
+  cancelled,
+  Gates,
+  hold,
+  isResponseTo,
+  type Message,
+  modern,
+  Served,
+} from './helpers/in-process.js';
+
+const isOverloaded = (message: Message) => message.error?.code === -32000;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('serve: concurrency and admission', () => {
+  it('runs at most maxConcurrency requests at once, queues maxQueue, refuses the rest at once with -32000 and their id', async () => {
+    const gates = new Gates();
+    const executor = new Executor({ maxConcurrency: 8, maxQueue: 20 });
+    const served = new Served(gates.runtime, { executor });
+    served.input.write(
+      Array.from({ length: 500 }, (_, i) => `${JSON.stringify(hold(i, `k${i}`))}\n`).join(''),
+    );
+
+    const refused = await served.count(isOverloaded, 472);
+    await gates.whenRunning(8);
+    expect(executor.stats()).toMatchObject({ running: 8, queued: 20, rejected: 472 });
+    expect(refused.every((m) => m.error.message === 'Server overloaded' && typeof m.id === 'number')).toBe(
+      true,
+    );
+    // The first 28 lines were admitted (FIFO); the overflow is exactly the rest.
+    expect(refused.map((m) => m.id).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 472 }, (_, i) => i + 28),
+    );
+
+    gates.autoRelease = true;
+    gates.releaseAll();
+    const answered = await served.count((m) => m.result !== undefined, 28);
+    expect(answered.map((m) => m.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 28 }, (_, i) => i));
+    expect(gates.maxRunning).toBe(8);
+    await served.end();
+    // Every request answered exactly once.
+    expect(served.messages).toHaveLength(500);
+    expect(new Set(served.messages.map((m) => m.id)).size).toBe(500);
+    expect(executor.stats()).toMatchObject({ running: 0, queued: 0, completed: 28, rejected: 472 });
+  });
+
+  it('shares one executor between connections: its bounds hold across both', async () => {
+    const gates = new Gates();
+    const executor = new Executor({ maxConcurrency: 2, maxQueue: 0 });
+    const a = new Served(gates.runtime, { executor });
+    const b = new Served(gates.runtime, { executor });
+    a.send(hold(1, 'a1'));
+    b.send(hold(1, 'b1'));
+    await gates.whenRunning(2);
+    a.send(hold(2, 'a2'));
+    expect(await a.next(isResponseTo(2))).toMatchObject({ error: { code: -32000 } });
+    gates.releaseAll();
+    await Promise.all([a.end(), b.end()]);
+    expect(a.messages.filter((m) => m.result)).toHaveLength(1);
+    expect(b.messages.filter((m) => m.result)).toHaveLength(1);
+  });
+});
+
+describe('serve: cancellation and deadlines', () => {
+  it('a cancelled request is aborted and never answered, even when its handler finishes anyway', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.send(hold(1, 'stubborn', true));
+    served.send(hold(2, 'other'));
+    await gates.whenStarted('stubborn');
+    await gates.whenStarted('other');
+    served.send(cancelled(1));
+    await gates.whenAborted('stubborn');
+    gates.release('stubborn'); // the handler ignores its signal and returns a result
+    gates.release('other');
+    expect(await served.next(isResponseTo(2))).toMatchObject({
+      result: { content: [{ text: 'released other' }] },
+    });
+    await served.end();
+    expect(served.messages.filter((m) => m.id === 1)).toEqual([]);
+  });
+
+  it('a cancelled request still waiting in the queue never runs and is never answered', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime, { maxConcurrency: 1 });
+    served.send(hold(1, 'first'));
+    served.send(hold(2, 'queued'));
+    await gates.whenStarted('first');
+    served.send(cancelled(2));
+    served.send(callTool(3, 'echo', { text: 'after the cancel' }));
+    gates.release('first');
+    await served.next(isResponseTo(3));
+    await served.end();
+    expect(gates.started).toEqual(['first']);
+    expect(served.messages.map((m) => m.id).sort()).toEqual([1, 3]);
+  });
+
+  it('cancelling an unknown or finished id changes nothing', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.send(callTool(1, 'echo', { text: 'a' }));
+    await served.next(isResponseTo(1));
+    served.send(cancelled(1));
+    served.send(cancelled('nobody'));
+    served.send(callTool(2, 'echo', { text: 'b' }));
+    await served.next(isResponseTo(2));
+    await served.end();
+    expect(served.messages).toHaveLength(2);
+  });
+
+  it('past requestTimeout a request is aborted and answered -32001 with its id, and nothing else for it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const gates = new Gates();
+    const served = new Served(gates.runtime, { requestTimeout: 1_000 });
+    served.send(hold(7, 'slow', true));
+    await gates.whenStarted('slow');
+    vi.advanceTimersByTime(999);
+    expect(served.messages).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(await served.next(isResponseTo(7))).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32001, message: 'Request timed out' },
+    });
+    await gates.whenAborted('slow');
+    gates.release('slow');
+    await served.end();
+    expect(served.messages).toHaveLength(1);
+  });
+});
+
+describe('serve: output backpressure and the write timeout', () => {
+  it('stops reading while the output is blocked; after writeTimeout it aborts all work and rejects with SNODO_ERR_WRITE_TIMEOUT', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const gates = new Gates();
+    const writes: string[] = [];
+    // A reader that stopped reading: the first write fills the buffer and its callback never comes.
+    const stuck: Writable = new Writable({
+      highWaterMark: 16,
+      write(chunk: Buffer, _encoding, _callback) {
+        writes.push(chunk.toString());
+        stuck.emit('wrote');
+      },
+    });
+    const executor = new Executor();
+    const served = new Served(gates.runtime, { executor }, stuck);
+    served.send(hold(1, 'in-flight'));
+    await gates.whenStarted('in-flight');
+    const wrote = once(stuck, 'wrote');
+    served.send(callTool(2, 'echo', { text: 'this response blocks the output' }));
+    await wrote;
+    expect(served.settled).toBeUndefined();
+
+    // Blocked: later lines are not read, so they produce nothing and cost nothing.
+    for (let i = 0; i < 50; i++) served.send(callTool(100 + i, 'echo', { text: 'x' }));
+    await new Promise(setImmediate);
+    expect(writes).toHaveLength(1);
+
+    vi.advanceTimersByTime(DEFAULT_WRITE_TIMEOUT - 1);
+    expect(served.settled).toBeUndefined();
+    vi.advanceTimersByTime(1);
+    const error = await served.done.catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'SnodoError', code: 'SNODO_ERR_WRITE_TIMEOUT' });
+    expect((error as Error).message).toMatch(/writeTimeout.*5000 ms/);
+    await gates.whenAborted('in-flight');
+    expect(served.input.listenerCount('data')).toBe(0);
+    expect(writes).toHaveLength(1);
+    await executor.close(); // resolves once every task settled
+    // Both the running hold and the echo waiting for the output to drain were aborted.
+    expect(executor.stats()).toMatchObject({ running: 0, completed: 0, cancelled: 2 });
+  });
+
+  it('a slow output that drains is not an error: every response arrives, whole and in one write each', async () => {
+    const gates = new Gates();
+    const chunks: string[] = [];
+    const slow = new Writable({
+      highWaterMark: 64,
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk.toString());
+        setImmediate(callback);
+      },
+    });
+    const served = new Served(gates.runtime, { writeTimeout: 60_000 }, slow);
+    const big = 'é'.repeat(700_000); // 1.4 MB of UTF-8 in, 4.2 MB of \u escapes out
+    served.send(callTool(0, 'echo', { text: big }));
+    for (let i = 1; i <= 200; i++) served.send(callTool(i, 'echo', { text: `n${i}` }));
+    await served.end();
+    expect(chunks).toHaveLength(201);
+    for (const chunk of chunks) {
+      expect(chunk.indexOf('\n')).toBe(chunk.length - 1);
+    }
+    const messages = chunks.map((chunk) => JSON.parse(chunk));
+    expect(new Set(messages.map((m) => m.id)).size).toBe(201);
+    expect(messages.find((m) => m.id === 0).result.content[0].text).toBe(big);
+  });
+
+  it('an output error is terminal: SNODO_ERR_WRITE_FAILED, work aborted', async () => {
+    const gates = new Gates();
+    const output = new PassThrough();
+    const served = new Served(gates.runtime, {}, output);
+    served.send(hold(1, 'victim'));
+    await gates.whenStarted('victim');
+    output.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    await expect(served.done).rejects.toMatchObject({ code: 'SNODO_ERR_WRITE_FAILED' });
+    await gates.whenAborted('victim');
+  });
+});
+
+describe('serve: end of input', () => {
+  it('EOF with requests still running: they finish and are written before serve resolves', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.send(hold(1, 'a'));
+    served.send(hold(2, 'b'));
+    served.input.end();
+    await gates.whenRunning(2);
+    await new Promise(setImmediate);
+    expect(served.settled).toBeUndefined();
+    const order: string[] = [];
+    served.done.then(() => order.push('resolved'));
+    served.output.on('data', () => order.push('output'));
+    gates.release('a');
+    await served.next(isResponseTo(1));
+    expect(served.settled).toBeUndefined();
+    gates.release('b');
+    await served.done;
+    expect(order).toEqual(['output', 'output', 'resolved']);
+    expect(served.messages.map((m) => m.id).sort()).toEqual([1, 2]);
+  });
+
+  it('a final line without a newline is served at EOF', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.input.end(JSON.stringify(callTool(1, 'echo', { text: 'last' })));
+    await served.done;
+    expect(served.messages).toMatchObject([{ id: 1, result: { content: [{ text: 'last' }] } }]);
+  });
+
+  it('the signal option stops reading and ends like EOF: admitted requests still finish', async () => {
+    const gates = new Gates();
+    const controller = new AbortController();
+    const served = new Served(gates.runtime, { signal: controller.signal });
+    served.send(hold(1, 'running'));
+    await gates.whenStarted('running');
+    controller.abort();
+    served.send(callTool(2, 'echo', { text: 'not read' }));
+    gates.release('running');
+    await served.done;
+    expect(served.messages.map((m) => m.id)).toEqual([1]);
+  });
+});
+
+describe('serve: framing and messages', () => {
+  it('refuses a line over maxLineBytes with -32600 and id null before decoding; the next line works', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime, { maxLineBytes: 64 });
+    served.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(64)}"}}`);
+    served.send('{"jsonrpc":"2.0","id":2,"method":"ping"}');
+    await served.next(isResponseTo(2));
+    await served.end();
+    expect(served.messages).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32600,
+          message: expect.stringContaining('exceeds maxLineBytes (64)'),
+          data: { maxLineBytes: 64 },
+        },
+      },
+      { jsonrpc: '2.0', id: 2, result: {} },
+    ]);
+  });
+
+  it('answers garbage with -32700 and keeps serving; ignores blank lines and a BOM on the first line', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.input.write(Buffer.from([0xef, 0xbb, 0xbf]));
+    served.input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n\n   \n');
+    served.send('this is not json');
+    served.send('{"jsonrpc":"2.0","id":3,"method":"ping"}');
+    await served.end();
+    expect(served.messages).toHaveLength(3);
+    expect(served.messages).toContainEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(served.messages).toContainEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: expect.objectContaining({ code: -32700 }),
+    });
+    expect(served.messages).toContainEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+
+  it('escapes non-ASCII output as \\u escapes that decode back to the same text', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    const text = 'Grüße 世界 🦄 \u2028';
+    served.send(callTool(1, 'echo', { text }));
+    await served.end();
+    const line = served.lines[0] as string;
+    expect(/^[\x00-\x7f]*$/.test(line)).toBe(true);
+    expect(line).toContain('Gr\\u00fc\\u00dfe \\u4e16\\u754c \\ud83e\\udd84 \\u2028');
+    expect(JSON.parse(line).result.content[0].text).toBe(text);
+  });
+
+  it('writes a stream outcome message by message: progress notifications, then the response', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.send(callTool(1, 'progress', {}, { progressToken: 'p' }));
+    await served.end();
+    expect(served.messages.map((m) => m.method ?? `response ${m.id}`)).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'notifications/progress',
+      'response 1',
+    ]);
+    expect(served.messages.slice(0, 3).map((m) => m.params.progress)).toEqual([1, 2, 3]);
+  });
+
+  it('writes nothing more of a stream once its request is cancelled', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.send(callTool(1, 'progress', { key: 'mid' }, { progressToken: 'p' }));
+    await gates.whenStarted('mid');
+    await served.count((m) => m.method === 'notifications/progress', 2);
+    served.send(cancelled(1));
+    served.send(callTool(2, 'echo', { text: 'after' }));
+    await served.next(isResponseTo(2));
+    gates.release('mid');
+    await served.end();
+    expect(served.messages.map((m) => m.method ?? `response ${m.id}`)).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'response 2',
+    ]);
+  });
+});
+
+describe('serve: the session', () => {
+  const initialize = (id: number, protocolVersion: string) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'test', version: '0' } },
+  });
+
+  it('one connection is one initialize-based session; 2026-07-28 requests are served statelessly beside it', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.send({ jsonrpc: '2.0', id: 0, method: 'tools/list' });
+    served.send(modern('d', 'server/discover'));
+    served.send(initialize(1, '2025-06-18'));
+    served.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    served.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'logs', arguments: {} } });
+    served.send({ jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'info' } });
+    served.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'logs', arguments: {} } });
+    served.send(callTool(5, 'echo', { text: 'stateless' }));
+    await served.end();
+    const byId = (id: unknown) => served.messages.find(isResponseTo(id));
+    expect(byId(0)).toMatchObject({ error: { code: -32600 } }); // no session yet, no version
+    expect(byId('d')).toMatchObject({
+      result: { supportedVersions: expect.arrayContaining(['2026-07-28']) },
+    });
+    expect(byId(1)).toMatchObject({ result: { protocolVersion: '2025-06-18' } });
+    expect(byId(2)).toMatchObject({ result: { content: [{ text: 'logged' }] } });
+    expect(byId(3)).toMatchObject({ result: {} });
+    expect(byId(5)).toMatchObject({ result: { content: [{ text: 'stateless' }], resultType: 'complete' } });
+    // Only the call after logging/setLevel streamed its log message: the session was stored.
+    const logs = served.messages.filter((m) => m.method === 'notifications/message');
+    expect(logs).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hello from logs' } },
+    ]);
+    expect(served.messages.indexOf(logs[0] as Message)).toBeLessThan(
+      served.messages.indexOf(byId(4) as Message),
+    );
+  });
+
+  it('serves a JSON-RPC batch on a 2025-03-26 session as one line', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.send(initialize(1, '2025-03-26'));
+    served.send([
+      { jsonrpc: '2.0', id: 2, method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'in a batch' } },
+      },
+    ]);
+    await served.end();
+    expect(served.lines).toHaveLength(2);
+    expect(JSON.parse(served.lines[1] as string)).toEqual([
+      { jsonrpc: '2.0', id: 2, result: {} },
+      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'in a batch' }] } },
+    ]);
+  });
+});
+
+describe('serve: options', () => {
+  const runtime = new Gates().runtime;
+  const streams = () => ({ input: new PassThrough(), output: new PassThrough() });
+
+  it.each([
+    [{ writeTimeout: 0 }, /writeTimeout must be an integer number of milliseconds from 1/],
+    [{ writeTimeout: 1.5 }, /writeTimeout/],
+    [{ maxLineBytes: 0 }, /maxLineBytes must be a positive integer, got 0/],
+    [{ maxLineBytes: '10' }, /maxLineBytes must be a positive integer, got "10"/],
+    [{ requestTimeout: -1 }, /requestTimeout must be a number of milliseconds from 0/],
+    [{ maxConcurrency: 0 }, /maxConcurrency must be a positive integer/],
+    [{ maxQueue: -1 }, /maxQueue must be a non-negative integer/],
+    [{ executor: new Executor(), maxQueue: 1 }, /maxQueue cannot be combined with executor/],
+    [{ executor: {} }, /executor must be an Executor/],
+    [{ input: {} }, /input must be a readable stream/],
+    [{ output: {} }, /output must be a writable stream/],
+    [{ signal: 'stop' }, /signal must be an AbortSignal/],
+  ])('refuses %o with SNODO_ERR_INVALID_OPTION naming the option', async (options, message) => {
+    await expect(serve(runtime, { ...streams(), ...(options as object) })).rejects.toMatchObject({
+      name: 'SnodoError',
+      code: 'SNODO_ERR_INVALID_OPTION',
+      message: expect.stringMatching(message),
+    });
+  });
+
+  it('has the documented defaults', () => {
+    expect(DEFAULT_WRITE_TIMEOUT).toBe(5_000);
+    expect(DEFAULT_MAX_LINE_BYTES).toBe(2_000_000);
+  });
+});
