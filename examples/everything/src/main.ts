@@ -57,7 +57,11 @@ if (values.stdio) {
       if (values.stats) console.error(`executor stats ${JSON.stringify(executor.stats())}`);
     },
     (error: unknown) => {
-      console.error('everything: stdio serving failed:', error instanceof Error ? error.message : error);
+      const code = (error as { code?: unknown } | null)?.code;
+      const message = error instanceof Error ? error.message : String(error);
+      console.error(
+        `everything: stdio serving failed: ${typeof code === 'string' ? `${code}: ` : ''}${message}`,
+      );
       if (values.stats) console.error(`executor stats ${JSON.stringify(executor.stats())}`);
       // Output that cannot drain would keep the process alive: exit now.
       process.exit(1);
