@@ -118,17 +118,18 @@ export function headersFor(message: {
   return headers;
 }
 
-/** POSTs `message` with correct 2026-07-28 headers (overridable; undefined removes one). */
+/** POSTs `message` with the headers a correct client sends for it (overridable; undefined removes one). */
 export async function post(
   url: string,
   message: unknown,
   headers: Record<string, string | undefined> = {},
   init: RequestInit = {},
 ): Promise<Response> {
+  const meta = (message as { params?: { _meta?: Record<string, unknown> } })?.params?._meta;
   const base =
-    typeof message === 'object' && message !== null && 'method' in message
+    meta?.['io.modelcontextprotocol/protocolVersion'] !== undefined
       ? headersFor(message as never)
-      : {};
+      : { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const merged: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...base, ...headers }))
     if (value !== undefined) merged[name] = value;
