@@ -2,19 +2,24 @@
 // The demo server's command line:
 //   node dist/main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS]
 //                             [--write-timeout MS] [--max-line-bytes N] [--stats]
+//   node dist/main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS]
+// With --port it serves Streamable HTTP on http://127.0.0.1:N/mcp and prints that URL on stdout.
 // --stats prints the executor's counters as one JSON line on stderr when serving ends.
 import { parseArgs } from 'node:util';
 import { Executor } from '@snodo/core';
+import { listen } from '@snodo/transport-http';
 import { serve } from '@snodo/transport-stdio';
 import { createEverythingServer } from './server.js';
 
 const USAGE =
-  'usage: main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--write-timeout MS] [--max-line-bytes N] [--stats]';
+  'usage: main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--write-timeout MS] [--max-line-bytes N] [--stats]\n' +
+  '       main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS]';
 
 const { values } = parseArgs({
   options: {
     stdio: { type: 'boolean', default: false },
-    // HTTP: `--port N` is added with the HTTP transport; parse it here and serve it below.
+    port: { type: 'string' },
+    host: { type: 'string' },
     'max-concurrency': { type: 'string' },
     'max-queue': { type: 'string' },
     'request-timeout': { type: 'string' },
@@ -64,6 +69,31 @@ if (values.stdio) {
       );
       if (values.stats) console.error(`executor stats ${JSON.stringify(executor.stats())}`);
       // Output that cannot drain would keep the process alive: exit now.
+      process.exit(1);
+    },
+  );
+} else if (values.port !== undefined) {
+  const port = integer('port') as number;
+  listen({
+    runtime,
+    port,
+    ...(values.host === undefined ? {} : { host: values.host }),
+    executor: new Executor({
+      maxConcurrency: integer('max-concurrency'),
+      maxQueue: integer('max-queue'),
+      requestTimeout: integer('request-timeout'),
+    }),
+  }).then(
+    (server) => {
+      console.log(server.url());
+      const stop = () => {
+        server.close().then(() => process.exit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    },
+    (error: unknown) => {
+      console.error('everything: cannot listen:', error instanceof Error ? error.message : error);
       process.exit(1);
     },
   );
