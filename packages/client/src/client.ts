@@ -1,0 +1,688 @@
+import {
+  type ClientCapabilities,
+  type Implementation,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  META,
+  ProtocolError,
+  type ProtocolVersion,
+  type RequestId,
+  type ServerCapabilities,
+  SnodoError,
+  type SubscriptionFilter,
+} from '@snodo/core';
+import { ResultCache } from './cache.js';
+import { DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_REQUEST_TIMEOUT, DEFAULT_SUBSCRIPTION_QUEUE } from './defaults.js';
+import { clientError, TimeoutError } from './errors.js';
+import { type ParamHeader, paramHeaderValues, toolHeaders } from './headers.js';
+import { fulfilInputRequests, serverRequestAnswer } from './input.js';
+import type { Negotiated } from './negotiate.js';
+import type { Settings } from './options.js';
+import { Subscription } from './subscription.js';
+import type { ClientTransport, TransportSink } from './transport.js';
+import { idKey } from './transports/pending.js';
+import type {
+  CallOptions,
+  CallToolResult,
+  CompleteResult,
+  CompletionRef,
+  DiscoverResult,
+  GetPromptResult,
+  ListOptions,
+  Page,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from './types.js';
+
+const MODERN: ProtocolVersion = '2026-07-28';
+/** Methods whose results may be `input_required` (2026-07-28 MRTR). */
+const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const LIST_CHANGED: Record<string, readonly string[]> = {
+  'notifications/tools/list_changed': ['tools/list'],
+  'notifications/prompts/list_changed': ['prompts/list'],
+  'notifications/resources/list_changed': ['resources/list', 'resources/templates/list'],
+};
+
+/** Options of the internal send path. */
+export interface SendOptions extends CallOptions {
+  version?: ProtocolVersion | undefined;
+  headers?: Record<string, string>;
+  /** Called with the request id before the request is sent (subscriptions demultiplex by it). */
+  onId?: (id: RequestId) => void;
+  /** Skip the resultType check (the negotiation probe reads raw results). */
+  raw?: boolean;
+}
+
+interface Progress {
+  readonly onProgress: NonNullable<CallOptions['onProgress']>;
+}
+
+interface ListenEntry {
+  readonly subscription: Subscription;
+  readonly filter: SubscriptionFilter;
+}
+
+/**
+ * A connected MCP client. Made by `connect()`, which negotiates the revision; every call then
+ * speaks it: 2026-07-28 with per-request `_meta` (and MRTR, `subscriptions/listen`, caching), or
+ * an initialize-based revision over the session `connect` opened.
+ */
+export class Client {
+  readonly #transport: ClientTransport;
+  readonly #settings: Settings;
+  readonly #capabilities: ClientCapabilities;
+  readonly #cache: ResultCache | undefined;
+  readonly #progress = new Map<string, Progress>();
+  readonly #listens = new Map<string, ListenEntry>();
+  readonly #legacyListens = new Set<ListenEntry>();
+  readonly #resourceRefs = new Map<string, number>();
+  readonly #serverRequests = new Map<string, AbortController>();
+  readonly #toolHeaders = new Map<string, readonly ParamHeader[]>();
+  #nextId = 0;
+  #nextToken = 0;
+  #negotiated: Negotiated | undefined;
+  #closed: Promise<void> | undefined;
+  #failure: Error | undefined;
+
+  /** @internal Use `connect()`. */
+  constructor(transport: ClientTransport, settings: Settings) {
+    this.#transport = transport;
+    this.#settings = settings;
+    this.#capabilities = settings.capabilities;
+    this.#cache = settings.cache ? new ResultCache(settings.cacheEntries ?? DEFAULT_MAX_CACHE_ENTRIES) : undefined;
+  }
+
+  /** @internal The sink `connect` opens the transport with. */
+  sink(): TransportSink {
+    return {
+      message: (message) => this.#onMessage(message),
+      closed: (error) => this.#onClosed(error),
+      warning: (message) => this.#settings.onWarning?.(message),
+    };
+  }
+
+  /** @internal Set once by `connect` after negotiation. */
+  negotiated(outcome: Negotiated): void {
+    this.#negotiated = outcome;
+  }
+
+  /** The negotiated revision. */
+  get protocolVersion(): ProtocolVersion {
+    return this.#state().version;
+  }
+
+  /** `modern` (2026-07-28, stateless) or `legacy` (initialize-based). */
+  get era(): 'modern' | 'legacy' {
+    return this.#state().version === MODERN ? 'modern' : 'legacy';
+  }
+
+  /** What the server says it is (`serverInfo`; on 2026-07-28 from `_meta` of discover). */
+  get serverInfo(): Implementation | undefined {
+    return this.#state().serverInfo;
+  }
+
+  get serverCapabilities(): ServerCapabilities {
+    return this.#state().capabilities;
+  }
+
+  get instructions(): string | undefined {
+    return this.#state().instructions;
+  }
+
+  /** The capabilities this client declares (from its handlers and `options.capabilities`). */
+  get capabilities(): ClientCapabilities {
+    return this.#capabilities;
+  }
+
+  get transport(): ClientTransport {
+    return this.#transport;
+  }
+
+  #state(): Negotiated {
+    if (!this.#negotiated) throw clientError('SNODO_ERR_NEGOTIATION', 'the client is not connected yet');
+    return this.#negotiated;
+  }
+
+  // ---- sending ---------------------------------------------------------------------------
+
+  #meta(version: ProtocolVersion | undefined, progressToken: string | undefined): Record<string, unknown> {
+    const meta: Record<string, unknown> = {};
+    if (version === MODERN) {
+      meta[META.protocolVersion] = version;
+      meta[META.clientCapabilities] = this.#capabilities;
+      meta[META.clientInfo] = this.#settings.clientInfo;
+      if (this.#settings.logLevel !== undefined) meta[META.logLevel] = this.#settings.logLevel;
+    }
+    if (progressToken !== undefined) meta.progressToken = progressToken;
+    return meta;
+  }
+
+  /**
+   * Sends one request and returns its result, or throws `ProtocolError` (the server's JSON-RPC
+   * error), `TransportError`, `TimeoutError`, or `SnodoError` SNODO_ERR_ABORTED.
+   */
+  async #send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: SendOptions = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.#closed) throw clientError('SNODO_ERR_CLOSED', `${method} after close()`);
+    if (this.#failure) throw this.#failure;
+    const version = 'version' in options ? options.version : this.#negotiated?.version;
+    const token = options.onProgress ? `p${++this.#nextToken}` : undefined;
+    const meta = this.#meta(version, token);
+    let full: Record<string, unknown> | undefined = params;
+    if (Object.keys(meta).length > 0) {
+      const own = params?._meta as Record<string, unknown> | undefined;
+      full = { ...params, _meta: { ...own, ...meta } };
+    } else if (version === MODERN && full === undefined) full = {};
+    const id = ++this.#nextId;
+    const request: JsonRpcRequest =
+      full === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: full };
+    const timeout = options.timeout ?? this.#settings.timeout ?? DEFAULT_REQUEST_TIMEOUT;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (timeout > 0 && Number.isFinite(timeout)) {
+      timer = setTimeout(() => {
+        const hint = this.#transport.kind === 'stdio' ? stdioHint(this.#transport) : '';
+        controller.abort(new TimeoutError(`${method} did not complete within ${timeout} ms${hint}`, timeout));
+      }, timeout);
+    }
+    const userSignal = options.signal;
+    const onAbort = () =>
+      controller.abort(
+        new SnodoError('SNODO_ERR_ABORTED', `${method} was aborted: ${describeReason(userSignal?.reason)}`, {
+          cause: userSignal?.reason,
+        }),
+      );
+    if (userSignal?.aborted) onAbort();
+    else userSignal?.addEventListener('abort', onAbort, { once: true });
+    if (token !== undefined && options.onProgress) this.#progress.set(token, { onProgress: options.onProgress });
+    options.onId?.(id);
+    let response: JsonRpcResponse;
+    try {
+      response = await this.#transport.request(request, {
+        protocolVersion: version,
+        signal: controller.signal,
+        ...(options.headers ? { headers: options.headers } : {}),
+      });
+    } catch (error) {
+      throw controller.signal.aborted ? controller.signal.reason : error;
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      userSignal?.removeEventListener('abort', onAbort);
+      if (token !== undefined) this.#progress.delete(token);
+    }
+    if ('error' in response) {
+      const { code, message, data } = response.error;
+      throw new ProtocolError(code, message, data);
+    }
+    const result = response.result as unknown;
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+      throw clientError('SNODO_ERR_INVALID_RESULT', `the result of ${method} is not an object`);
+    }
+    const typed = result as Record<string, unknown>;
+    if (!options.raw && version === MODERN) {
+      const type = typed.resultType;
+      const mrtr = type === 'input_required' && MRTR_METHODS.has(method);
+      if (type !== undefined && type !== 'complete' && !mrtr) {
+        throw clientError('SNODO_ERR_INVALID_RESULT', `${method} answered resultType ${JSON.stringify(type)}`);
+      }
+    }
+    return typed;
+  }
+
+  /**
+   * Sends a request, retrying once with a supported version when the server answers -32022 naming
+   * it, and answering `input_required` (MRTR) rounds on 2026-07-28. `rounds` reports how many.
+   */
+  async #call(
+    method: string,
+    params: Record<string, unknown>,
+    options: SendOptions = {},
+  ): Promise<{ result: Record<string, unknown>; rounds: number }> {
+    let extra: Record<string, unknown> = {};
+    let rounds = 0;
+    let versionRetried = false;
+    for (;;) {
+      let result: Record<string, unknown>;
+      try {
+        result = await this.#send(method, { ...params, ...extra }, options);
+      } catch (error) {
+        if (!versionRetried && this.#retryVersion(error)) {
+          versionRetried = true;
+          continue;
+        }
+        throw error;
+      }
+      if (result.resultType !== 'input_required' || this.era !== 'modern') return { result, rounds };
+      rounds++;
+      if (rounds > this.#settings.maxInputRounds) {
+        throw clientError(
+          'SNODO_ERR_INPUT_ROUNDS',
+          `${method} asked for input more than ${this.#settings.maxInputRounds} times`,
+        );
+      }
+      extra = {};
+      const requests = result.inputRequests;
+      if (requests !== undefined) {
+        extra.inputResponses = await fulfilInputRequests(requests, this.#settings, options.signal);
+      }
+      // Echoed exactly as received, never parsed; absent when the server gave none.
+      if (Object.hasOwn(result, 'requestState')) extra.requestState = result.requestState;
+    }
+  }
+
+  /** -32022 whose data.supported names the revision in use: the server wants it retried (C03). */
+  #retryVersion(error: unknown): boolean {
+    if (!ProtocolError.is(error) || error.code !== -32022 || this.era !== 'modern') return false;
+    const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+    return Array.isArray(supported) && supported.includes(this.protocolVersion);
+  }
+
+  /** Sends any request (extension methods included) and returns its result. */
+  async request(method: string, params?: Record<string, unknown>, options: CallOptions = {}) {
+    return (await this.#call(method, params ?? {}, options)).result;
+  }
+
+  /** Sends a notification (2026-07-28 defines none from the client besides cancellation, which signals do). */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    const version = this.#negotiated?.version;
+    const message: JsonRpcNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    await this.#transport.notify(message, { protocolVersion: version, signal: new AbortController().signal });
+  }
+
+  // ---- cached reads ----------------------------------------------------------------------
+
+  async #cached(
+    method: string,
+    param: string,
+    params: Record<string, unknown>,
+    options: SendOptions,
+  ): Promise<Record<string, unknown>> {
+    const cache = this.era === 'modern' ? this.#cache : undefined;
+    const auth = cache ? ((await this.#transport.authorizationKey?.()) ?? '') : '';
+    if (cache && !options.fresh) {
+      const hit = cache.get(method, param, auth);
+      if (hit) return hit;
+    }
+    let outcome: { result: Record<string, unknown>; rounds: number };
+    try {
+      outcome = await this.#call(method, params, options);
+    } catch (error) {
+      // An invalid cursor: every cached page of this list is suspect.
+      if (cache && ProtocolError.is(error) && error.code === -32602 && params.cursor !== undefined) {
+        cache.invalidate(method);
+      }
+      throw error;
+    }
+    // Results computed from input answers are never cached.
+    if (cache && outcome.rounds === 0) cache.set(method, param, auth, outcome.result);
+    return outcome.result;
+  }
+
+  /** `server/discover` on 2026-07-28; on the initialize-based revisions, what initialize said. */
+  async discover(options: CallOptions = {}): Promise<DiscoverResult> {
+    if (this.era !== 'modern') {
+      const state = this.#state();
+      return {
+        supportedVersions: [state.version],
+        capabilities: state.capabilities,
+        ...(state.instructions === undefined ? {} : { instructions: state.instructions }),
+        ...(state.serverInfo === undefined ? {} : { serverInfo: state.serverInfo }),
+      };
+    }
+    const result = await this.#cached('server/discover', '', {}, options);
+    const serverInfo = (result._meta as Record<string, unknown> | undefined)?.[META.serverInfo];
+    return {
+      ...result,
+      supportedVersions: Array.isArray(result.supportedVersions) ? (result.supportedVersions as string[]) : [],
+      capabilities: (result.capabilities ?? {}) as ServerCapabilities,
+      ...(serverInfo === undefined ? {} : { serverInfo: serverInfo as Implementation }),
+    };
+  }
+
+  async #page<T>(method: string, key: string, options: ListOptions): Promise<Page<T>> {
+    const params: Record<string, unknown> = options.cursor === undefined ? {} : { cursor: options.cursor };
+    const result = await this.#cached(method, options.cursor ?? '', params, options);
+    const items = result[key];
+    if (!Array.isArray(items)) {
+      throw clientError('SNODO_ERR_INVALID_RESULT', `the result of ${method} has no ${key} array`);
+    }
+    const next = result.nextCursor;
+    return { items: items as T[], nextCursor: typeof next === 'string' && next !== '' ? next : undefined, result };
+  }
+
+  async #all<T>(page: (options: ListOptions) => Promise<Page<T>>, method: string, options: CallOptions): Promise<T[]> {
+    const out: T[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let n = 0; n < this.#settings.maxPages; n++) {
+      const { items, nextCursor } = await page({ ...options, ...(cursor === undefined ? {} : { cursor }) });
+      out.push(...items);
+      if (nextCursor === undefined) return out;
+      if (seen.has(nextCursor)) {
+        throw clientError('SNODO_ERR_INVALID_RESULT', `${method} returned the cursor ${JSON.stringify(nextCursor)} twice`);
+      }
+      seen.add(nextCursor);
+      cursor = nextCursor;
+    }
+    throw clientError('SNODO_ERR_PAGE_LIMIT', `${method} has more than ${this.#settings.maxPages} pages (maxPages)`);
+  }
+
+  /**
+   * One page of tools. Over 2026-07-28 HTTP, tools whose `x-mcp-header` annotations are invalid
+   * are dropped (reported through `onWarning`), and the valid ones' headers are remembered for
+   * `callTool`.
+   */
+  async listTools(options: ListOptions = {}): Promise<Page<Tool>> {
+    const page = await this.#page<Tool>('tools/list', 'tools', options);
+    if (!(this.#transport.httpHeaders && this.era === 'modern')) return page;
+    const kept: Tool[] = [];
+    for (const tool of page.items) {
+      const headers = toolHeaders(tool?.inputSchema);
+      if (headers.ok) {
+        this.#toolHeaders.set(tool.name, headers.params);
+        kept.push(tool);
+      } else {
+        this.#toolHeaders.delete(tool.name);
+        this.#settings.onWarning?.(`dropped tool ${JSON.stringify(tool?.name)}: ${headers.problem}`);
+      }
+    }
+    return { ...page, items: kept };
+  }
+
+  allTools(options: CallOptions = {}): Promise<Tool[]> {
+    return this.#all((o) => this.listTools(o), 'tools/list', options);
+  }
+
+  listPrompts(options: ListOptions = {}): Promise<Page<Prompt>> {
+    return this.#page('prompts/list', 'prompts', options);
+  }
+
+  allPrompts(options: CallOptions = {}): Promise<Prompt[]> {
+    return this.#all((o) => this.listPrompts(o), 'prompts/list', options);
+  }
+
+  listResources(options: ListOptions = {}): Promise<Page<Resource>> {
+    return this.#page('resources/list', 'resources', options);
+  }
+
+  allResources(options: CallOptions = {}): Promise<Resource[]> {
+    return this.#all((o) => this.listResources(o), 'resources/list', options);
+  }
+
+  listResourceTemplates(options: ListOptions = {}): Promise<Page<ResourceTemplate>> {
+    return this.#page('resources/templates/list', 'resourceTemplates', options);
+  }
+
+  allResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
+    return this.#all((o) => this.listResourceTemplates(o), 'resources/templates/list', options);
+  }
+
+  /**
+   * Calls a tool. A tool failure is a result with `isError: true`; a JSON-RPC error (unknown tool,
+   * invalid arguments) throws `ProtocolError`. Over 2026-07-28 HTTP a -32020 refreshes the tool
+   * list (for `Mcp-Param-*` headers) and retries once.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
+    const params = { name, arguments: args };
+    const headers = () => {
+      const table = this.#toolHeaders.get(name);
+      return table && table.length > 0 ? paramHeaderValues(table, args) : undefined;
+    };
+    const useHeaders = this.#transport.httpHeaders && this.era === 'modern';
+    try {
+      const sent = useHeaders ? headers() : undefined;
+      return (await this.#call('tools/call', params, sent ? { ...options, headers: sent } : options))
+        .result as CallToolResult;
+    } catch (error) {
+      if (!(useHeaders && ProtocolError.is(error) && error.code === -32020)) throw error;
+      await this.allTools({ ...options, fresh: true });
+      const sent = headers();
+      return (await this.#call('tools/call', params, sent ? { ...options, headers: sent } : options))
+        .result as CallToolResult;
+    }
+  }
+
+  async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    const result = await this.#cached('resources/read', uri, { uri }, options);
+    return result as ReadResourceResult;
+  }
+
+  async getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: CallOptions = {},
+  ): Promise<GetPromptResult> {
+    return (await this.#call('prompts/get', { name, arguments: args }, options)).result as GetPromptResult;
+  }
+
+  /** `completion/complete`; `context` (the other arguments) is sent on revisions after 2025-03-26. */
+  async complete(
+    ref: CompletionRef,
+    argument: { name: string; value: string },
+    context?: { arguments?: Record<string, string> },
+    options: CallOptions = {},
+  ): Promise<CompleteResult> {
+    const params: Record<string, unknown> = { ref, argument };
+    if (context !== undefined && this.protocolVersion !== '2025-03-26') params.context = context;
+    return (await this.#call('completion/complete', params, options)).result as CompleteResult;
+  }
+
+  // ---- subscriptions ---------------------------------------------------------------------
+
+  /**
+   * Notifications of the kinds in `filter`, as an async iterable: `subscriptions/listen` on
+   * 2026-07-28; on the initialize-based revisions `resources/subscribe` for each URI plus the
+   * session's stream (stdio output, the HTTP GET stream). Await `ready` before causing a change
+   * you want to see.
+   */
+  listen(filter: SubscriptionFilter): Subscription {
+    if (this.era === 'modern') return this.#listenModern(filter);
+    return this.#listenLegacy(filter);
+  }
+
+  #listenModern(filter: SubscriptionFilter): Subscription {
+    const controller = new AbortController();
+    let key: string | undefined;
+    const subscription = new Subscription(DEFAULT_SUBSCRIPTION_QUEUE, async () => {
+      controller.abort(clientError('SNODO_ERR_CLOSED', 'the subscription was closed'));
+    });
+    const entry: ListenEntry = { subscription, filter };
+    this.#send(
+      'subscriptions/listen',
+      { notifications: filter },
+      {
+        signal: controller.signal,
+        timeout: 0,
+        onId: (id) => {
+          key = idKey(id);
+          this.#listens.set(key, entry);
+        },
+      },
+    ).then(
+      () => subscription.end(),
+      (error: unknown) => subscription.end(controller.signal.aborted ? undefined : error),
+    ).finally(() => {
+      if (key !== undefined) this.#listens.delete(key);
+    });
+    return subscription;
+  }
+
+  #listenLegacy(filter: SubscriptionFilter): Subscription {
+    const caps = this.serverCapabilities;
+    const uris = [...new Set(filter.resourceSubscriptions ?? [])];
+    const subscribed: string[] = [];
+    let entry: ListenEntry | undefined;
+    const subscription = new Subscription(DEFAULT_SUBSCRIPTION_QUEUE, async () => {
+      if (entry) this.#legacyListens.delete(entry);
+      for (const uri of subscribed) await this.#unref(uri);
+    });
+    (async () => {
+      const honoured: SubscriptionFilter = {};
+      if (filter.toolsListChanged && caps.tools?.listChanged) honoured.toolsListChanged = true;
+      if (filter.promptsListChanged && caps.prompts?.listChanged) honoured.promptsListChanged = true;
+      if (filter.resourcesListChanged && caps.resources?.listChanged) honoured.resourcesListChanged = true;
+      if (caps.resources?.subscribe) {
+        for (const uri of uris) {
+          const count = this.#resourceRefs.get(uri) ?? 0;
+          if (count === 0) await this.#send('resources/subscribe', { uri });
+          this.#resourceRefs.set(uri, count + 1);
+          subscribed.push(uri);
+        }
+        if (subscribed.length > 0) honoured.resourceSubscriptions = [...subscribed];
+      }
+      entry = { subscription, filter: honoured };
+      if (subscription.ended) return subscription.close();
+      this.#legacyListens.add(entry);
+      subscription.acknowledge(honoured);
+    })().catch((error: unknown) => {
+      subscription.end(error);
+      subscription.close().catch(() => {});
+    });
+    return subscription;
+  }
+
+  async #unref(uri: string): Promise<void> {
+    const count = (this.#resourceRefs.get(uri) ?? 1) - 1;
+    if (count > 0) {
+      this.#resourceRefs.set(uri, count);
+      return;
+    }
+    this.#resourceRefs.delete(uri);
+    if (this.#closed || this.#failure) return;
+    await this.#send('resources/unsubscribe', { uri }).catch(() => {});
+  }
+
+  // ---- inbound ---------------------------------------------------------------------------
+
+  #onMessage(message: JsonRpcNotification | JsonRpcRequest): void {
+    if ('id' in message) {
+      this.#onServerRequest(message);
+      return;
+    }
+    this.#onNotification(message);
+  }
+
+  #onNotification(notification: JsonRpcNotification): void {
+    const { method } = notification;
+    const params = (notification.params ?? {}) as Record<string, unknown>;
+    if (method === 'notifications/progress') {
+      const token = params.progressToken;
+      const entry = typeof token === 'string' ? this.#progress.get(token) : undefined;
+      if (entry && typeof params.progress === 'number') {
+        entry.onProgress({
+          progress: params.progress,
+          ...(typeof params.total === 'number' ? { total: params.total } : {}),
+          ...(typeof params.message === 'string' ? { message: params.message } : {}),
+        });
+      }
+    } else if (method === 'notifications/cancelled') {
+      const id = params.requestId;
+      if (typeof id === 'string' || typeof id === 'number') {
+        this.#serverRequests.get(idKey(id))?.abort(new Error(String(params.reason ?? 'cancelled by the server')));
+        // stdio: the server ends a listen subscription this way.
+        this.#listens.get(idKey(id))?.subscription.end();
+      }
+    } else {
+      this.#invalidate(method, params);
+      const subscriptionId = (params._meta as Record<string, unknown> | undefined)?.[META.subscriptionId];
+      if (subscriptionId !== undefined && this.era === 'modern') {
+        const entry = this.#listens.get(idKey(subscriptionId as RequestId));
+        if (entry) {
+          if (method === 'notifications/subscriptions/acknowledged') {
+            entry.subscription.acknowledge((params.notifications ?? {}) as SubscriptionFilter);
+          } else entry.subscription.deliver(notification);
+        }
+      } else if (this.era === 'legacy' || this.#negotiated === undefined) {
+        for (const entry of this.#legacyListens) {
+          if (wanted(entry.filter, method, params)) entry.subscription.deliver(notification);
+        }
+      }
+    }
+    this.#settings.onNotification?.(notification);
+  }
+
+  #invalidate(method: string, params: Record<string, unknown>): void {
+    if (!this.#cache) return;
+    for (const list of LIST_CHANGED[method] ?? []) this.#cache.invalidate(list);
+    if (method === 'notifications/resources/updated' && typeof params.uri === 'string') {
+      this.#cache.invalidate('resources/read', params.uri);
+    }
+  }
+
+  #onServerRequest(request: JsonRpcRequest): void {
+    const key = idKey(request.id);
+    const controller = new AbortController();
+    this.#serverRequests.set(key, controller);
+    const version = this.#negotiated?.version;
+    serverRequestAnswer(request, this.#settings, controller.signal)
+      .then((answer): JsonRpcResponse => ({ jsonrpc: '2.0', id: request.id, ...answer }) as JsonRpcResponse)
+      .then((response) => {
+        if (controller.signal.aborted) return;
+        return this.#transport.respond(response, { protocolVersion: version, signal: new AbortController().signal });
+      })
+      .catch((error: unknown) => this.#settings.onWarning?.(`answering ${request.method} failed: ${String(error)}`))
+      .finally(() => this.#serverRequests.delete(key));
+  }
+
+  #onClosed(error: Error | undefined): void {
+    if (error && !this.#failure) this.#failure = error;
+    for (const controller of this.#serverRequests.values()) controller.abort(error ?? new Error('closed'));
+    for (const entry of this.#listens.values()) entry.subscription.end(error);
+    for (const entry of this.#legacyListens) entry.subscription.end(error);
+  }
+
+  /** Ends every subscription and closes the transport (stdio: stops the process; HTTP: ends the session). Idempotent. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      const subscriptions = [...this.#listens.values(), ...this.#legacyListens].map((entry) => entry.subscription);
+      for (const subscription of subscriptions) subscription.end();
+      this.#legacyListens.clear();
+      this.#cache?.clear();
+      await this.#transport.close();
+    })();
+    return this.#closed;
+  }
+
+  /** @internal The raw send path, for `connect`'s negotiation. */
+  send(method: string, params: Record<string, unknown> | undefined, options: SendOptions): Promise<Record<string, unknown>> {
+    return this.#send(method, params, options);
+  }
+}
+
+function wanted(filter: SubscriptionFilter, method: string, params: Record<string, unknown>): boolean {
+  switch (method) {
+    case 'notifications/tools/list_changed':
+      return filter.toolsListChanged === true;
+    case 'notifications/prompts/list_changed':
+      return filter.promptsListChanged === true;
+    case 'notifications/resources/list_changed':
+      return filter.resourcesListChanged === true;
+    case 'notifications/resources/updated':
+      return typeof params.uri === 'string' && (filter.resourceSubscriptions ?? []).includes(params.uri);
+    default:
+      return false;
+  }
+}
+
+function describeReason(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  return reason === undefined ? 'aborted' : String(reason);
+}
+
+function stdioHint(transport: ClientTransport): string {
+  const last = (transport as { lastInvalidOutput?: string }).lastInvalidOutput;
+  return last === undefined ? '' : ` (the server's last output that was not JSON-RPC: ${last})`;
+}
+

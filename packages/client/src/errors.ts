@@ -1,0 +1,108 @@
+import { SnodoError } from '@snodo/core';
+
+/**
+ * Every local error code of the client, declared once with what it means. Errors the server sent
+ * are core's `ProtocolError` (numeric JSON-RPC code, message, data); these are never on the wire.
+ * `test/errors.test.ts` pins this table and the README lists every code.
+ */
+export const CLIENT_ERRORS = Object.freeze({
+  SNODO_ERR_INVALID_OPTION: 'An option breaks its rule',
+  SNODO_ERR_CONNECTION_REFUSED: 'The server could not be reached',
+  SNODO_ERR_CONNECTION_CLOSED: 'The connection closed before the response arrived',
+  SNODO_ERR_HTTP_STATUS: 'The server answered an HTTP status without a JSON-RPC body',
+  SNODO_ERR_INVALID_MESSAGE: 'The server sent something that is not a JSON-RPC response',
+  SNODO_ERR_SPAWN: 'The stdio server could not be started',
+  SNODO_ERR_TIMEOUT: 'The call did not complete within its timeout',
+  SNODO_ERR_ABORTED: "The call was aborted by the caller's signal",
+  SNODO_ERR_CLOSED: 'The client is closed',
+  SNODO_ERR_NEGOTIATION: 'No protocol revision both sides speak',
+  SNODO_ERR_INVALID_RESULT: 'The result is not valid for the method (e.g. an unknown resultType)',
+  SNODO_ERR_INPUT_ROUNDS: 'The server asked for input more rounds than allowed',
+  SNODO_ERR_NO_INPUT_HANDLER: 'The server asked for input the client has no handler for',
+  SNODO_ERR_PAGE_LIMIT: 'A list has more pages than allowed',
+  SNODO_ERR_SUBSCRIPTION_OVERFLOW: 'A subscription fell too far behind its notifications',
+  SNODO_ERR_NOT_SUPPORTED: 'The negotiated revision or transport does not offer this',
+});
+
+export type ClientErrorCode = keyof typeof CLIENT_ERRORS;
+
+const TRANSPORT_BRAND = Symbol.for('snodo.client.TransportError');
+const TIMEOUT_BRAND = Symbol.for('snodo.client.TimeoutError');
+
+/** Details of a transport failure, when known. */
+export interface TransportErrorDetails {
+  /** HTTP status of the response (SNODO_ERR_HTTP_STATUS). */
+  status?: number;
+  /** The start of the response body or of the offending output. */
+  body?: string;
+  /** stdio: the server's exit code or signal, and the end of its stderr. */
+  exitCode?: number | null;
+  signal?: string | null;
+  stderr?: string;
+  cause?: unknown;
+}
+
+/**
+ * The transport failed: the server could not be reached, the connection closed mid-call, an HTTP
+ * status came without a JSON-RPC body, or the output was not JSON-RPC. Distinct from `ProtocolError`
+ * (the server answered with a JSON-RPC error). `TransportError.is` works across copies of the package.
+ */
+export class TransportError extends SnodoError {
+  readonly status: number | undefined;
+  readonly body: string | undefined;
+  readonly exitCode: number | null | undefined;
+  readonly signal: string | null | undefined;
+  readonly stderr: string | undefined;
+
+  constructor(code: ClientErrorCode, message: string, details: TransportErrorDetails = {}) {
+    super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'TransportError';
+    this.status = details.status;
+    this.body = details.body;
+    this.exitCode = details.exitCode;
+    this.signal = details.signal;
+    this.stderr = details.stderr;
+    Object.defineProperty(this, TRANSPORT_BRAND, { value: true });
+  }
+
+  static override is(value: unknown): value is TransportError {
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TRANSPORT_BRAND] === true
+    );
+  }
+}
+
+/** A call passed its deadline (`timeout`, or the stdio probe's). Code SNODO_ERR_TIMEOUT. */
+export class TimeoutError extends SnodoError {
+  readonly timeout: number;
+
+  constructor(message: string, timeout: number) {
+    super('SNODO_ERR_TIMEOUT', message);
+    this.name = 'TimeoutError';
+    this.timeout = timeout;
+    Object.defineProperty(this, TIMEOUT_BRAND, { value: true });
+  }
+
+  static override is(value: unknown): value is TimeoutError {
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TIMEOUT_BRAND] === true
+    );
+  }
+}
+
+/** A local client error (not transport, not timeout) with its table message and a detail. */
+export function clientError(code: ClientErrorCode, detail: string, cause?: unknown): SnodoError {
+  return new SnodoError(code, `${CLIENT_ERRORS[code]}: ${detail}`, cause === undefined ? undefined : { cause });
+}
+
+export function transportError(
+  code: ClientErrorCode,
+  detail: string,
+  details?: TransportErrorDetails,
+): TransportError {
+  return new TransportError(code, `${CLIENT_ERRORS[code]}: ${detail}`, details);
+}
+
+export function optionError(detail: string): SnodoError {
+  return clientError('SNODO_ERR_INVALID_OPTION', detail);
+}

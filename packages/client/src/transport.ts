@@ -1,0 +1,66 @@
+import type {
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  ProtocolVersion,
+} from '@snodo/core';
+
+/**
+ * What the client tells a transport about each message it sends.
+ * - `protocolVersion`: the revision the message speaks (undefined before negotiation ends, e.g. for
+ *   `initialize`); transports with per-era behaviour (HTTP headers, cancellation) read it.
+ * - `headers`: `Mcp-Param-*` values for this `tools/call` (only transports with `httpHeaders`).
+ * - `signal`: aborting it cancels the request; the transport does what the revision requires
+ *   (2026-07-28 HTTP: close the stream; stdio, legacy HTTP: send `notifications/cancelled`;
+ *   in-process: abort the handler) and rejects with the signal's reason. A response arriving
+ *   later is dropped.
+ */
+export interface SendOptions {
+  readonly protocolVersion: ProtocolVersion | undefined;
+  readonly signal: AbortSignal;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Where a transport delivers what the server sends besides responses to the client's requests. */
+export interface TransportSink {
+  /**
+   * A notification (progress, log, list-changed, subscription notifications) or a server-initiated
+   * request (initialize-based revisions: elicitation, sampling, roots, ping), from any stream.
+   */
+  message(message: JsonRpcNotification | JsonRpcRequest): void;
+  /** The transport ended (the process exited, the pool was destroyed); pending requests were failed. */
+  closed(error: Error | undefined): void;
+  /** Something wrong the transport recovered from (an unparseable line, an ignored message). */
+  warning(message: string): void;
+}
+
+/**
+ * The small interface every transport implements: the built-in HTTP, stdio and in-process ones, and
+ * any custom transport passed to `connect` as `{ transport }`. A transport moves JSON-RPC messages
+ * and correlates responses; the client does negotiation, `_meta`, MRTR, caching and subscriptions.
+ *
+ * Contract:
+ * - `open(sink)` is called once before anything else.
+ * - `request` resolves with the response whose id is `request.id` — a result or a JSON-RPC error
+ *   (also for an HTTP error status whose body is a JSON-RPC error) — and rejects with a
+ *   `TransportError` (unreachable, closed mid-call, a status without a JSON-RPC body, garbage) or
+ *   the signal's reason. Messages that arrive for the request before its response go to the sink.
+ * - `notify` and `respond` send a notification or the answer to a server-initiated request.
+ * - `close()` is graceful and idempotent: it ends the session (HTTP DELETE), stops the process
+ *   (stdio) and fails pending requests with SNODO_ERR_CLOSED.
+ */
+export interface ClientTransport {
+  /** Short name for messages: `http`, `stdio`, `direct`, or a custom one. */
+  readonly kind: string;
+  /** True when the transport sends 2026-07-28 HTTP headers, so tools with invalid `x-mcp-header`s are dropped. */
+  readonly httpHeaders?: boolean;
+  /** Whether a `server/discover` probe that gets no answer must time out (stdio: a legacy server may stay silent). */
+  readonly probeNeedsTimeout?: boolean;
+  open(sink: TransportSink): Promise<void>;
+  request(request: JsonRpcRequest, options: SendOptions): Promise<JsonRpcResponse>;
+  notify(notification: JsonRpcNotification, options: SendOptions): Promise<void>;
+  respond(response: JsonRpcResponse, options: SendOptions): Promise<void>;
+  /** The authorization context of the next request, keying private cache entries (HTTP: the bearer token). */
+  authorizationKey?(): Promise<string | undefined>;
+  close(): Promise<void>;
+}

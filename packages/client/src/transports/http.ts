@@ -1,0 +1,485 @@
+import {
+  type DecodeLimits,
+  decodeMessage,
+  encodeJson,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type ProtocolVersion,
+} from '@snodo/core';
+import { Pool } from 'undici';
+import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES } from '../defaults.js';
+import { type ClientErrorCode, TransportError, transportError } from '../errors.js';
+import { encodeHeaderValue } from '../headers.js';
+import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
+import { SseParser } from './sse.js';
+
+export interface HttpOptions {
+  /** Headers added to every request (e.g. an API key). */
+  headers?: Readonly<Record<string, string>>;
+  /** Called before every request; a string is sent as `Authorization: Bearer <token>`. */
+  authorization?: () => string | undefined | Promise<string | undefined>;
+  /** Keep-alive connections to the server at most. Default 16. */
+  connections?: number;
+  /** Bytes of one JSON response body or SSE event. Default 16,000,000. */
+  maxMessageBytes?: number;
+  decodeLimits?: DecodeLimits;
+}
+
+const MODERN: ProtocolVersion = '2026-07-28';
+const NAMED = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+type Body = AsyncIterable<Buffer | Uint8Array> & {
+  destroy(error?: Error): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+};
+
+/** Stops reading a body; undici then emits an abort 'error' that nobody else listens to. */
+function discard(body: Body): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+/**
+ * Streamable HTTP over an undici keep-alive `Pool`. On 2026-07-28 every POST carries
+ * `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` the client computed;
+ * aborting a call closes its response stream (that is the cancellation). On the initialize-based
+ * revisions it keeps the `Mcp-Session-Id`, opens the session's GET stream once initialized (when
+ * the server offers one), posts responses to server-initiated requests, sends
+ * `notifications/cancelled` on abort, resumes a POST stream that ends early from its last event id
+ * (SEP-1699), and DELETEs the session on close.
+ */
+export class HttpTransport implements ClientTransport {
+  readonly kind = 'http';
+  readonly httpHeaders = true;
+  readonly #url: URL;
+  readonly #path: string;
+  readonly #options: HttpOptions;
+  readonly #pool: Pool;
+  readonly #inflight = new Set<AbortController>();
+  readonly #maxBytes: number;
+  #sink: TransportSink | undefined;
+  #sessionId: string | undefined;
+  #legacyVersion: string | undefined;
+  #getStream: AbortController | undefined;
+  #closed = false;
+
+  constructor(url: string | URL, options: HttpOptions = {}) {
+    this.#url = new URL(url);
+    this.#path = this.#url.pathname + this.#url.search;
+    this.#options = options;
+    this.#maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#pool = new Pool(this.#url.origin, {
+      connections: options.connections ?? DEFAULT_HTTP_CONNECTIONS,
+      // Calls carry their own deadlines; a listen stream may stay quiet for long.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      autoSelectFamily: true,
+    });
+  }
+
+  /** The session id the server assigned (initialize-based revisions). */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  async open(sink: TransportSink): Promise<void> {
+    this.#sink = sink;
+  }
+
+  async authorizationKey(): Promise<string | undefined> {
+    return (await this.#options.authorization?.()) ?? this.#options.headers?.authorization;
+  }
+
+  async #headers(
+    method: string | undefined,
+    params: Record<string, unknown> | undefined,
+    options: SendOptions,
+  ): Promise<Record<string, string>> {
+    const headers: Record<string, string> = {
+      ...this.#options.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const token = await this.#options.authorization?.();
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    if (options.protocolVersion === MODERN) {
+      headers['mcp-protocol-version'] = MODERN;
+      if (method !== undefined) headers['mcp-method'] = method;
+      if (method !== undefined && NAMED.has(method)) {
+        const name = method === 'resources/read' ? params?.uri : params?.name;
+        if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+      }
+      for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+    } else {
+      if (this.#sessionId !== undefined) headers['mcp-session-id'] = this.#sessionId;
+      // 2025-03-26 defines no version header; later revisions send the negotiated one.
+      const version = method === 'initialize' ? undefined : (options.protocolVersion ?? this.#legacyVersion);
+      if (version !== undefined && version !== '2025-03-26') headers['mcp-protocol-version'] = version;
+    }
+    return headers;
+  }
+
+  #track(signal: AbortSignal): { controller: AbortController; done(): void } {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    this.#inflight.add(controller);
+    return {
+      controller,
+      done: () => {
+        signal.removeEventListener('abort', onAbort);
+        this.#inflight.delete(controller);
+      },
+    };
+  }
+
+  async request(request: JsonRpcRequest, options: SendOptions): Promise<JsonRpcResponse> {
+    this.#check();
+    const { controller, done } = this.#track(options.signal);
+    const legacy = options.protocolVersion !== MODERN;
+    try {
+      const headers = await this.#headers(request.method, request.params, options);
+      const response = await this.#pool.request({
+        path: this.#path,
+        method: 'POST',
+        headers,
+        body: encodeJson(request),
+        signal: controller.signal,
+      });
+      if (request.method === 'initialize' && response.statusCode < 300) {
+        const session = header(response.headers['mcp-session-id']);
+        if (session !== undefined) this.#sessionId = session;
+      }
+      const type = mediaType(header(response.headers['content-type']));
+      const body = response.body as unknown as Body;
+      if (type === 'text/event-stream' && response.statusCode < 300) {
+        const parser = new SseParser(this.#maxBytes);
+        const found = await this.#readEvents(body, parser, request, controller.signal);
+        if (found) return found;
+        if (legacy && parser.lastEventId !== undefined && this.#sessionId !== undefined) {
+          return await this.#resume(request, parser, options, controller.signal);
+        }
+        throw transportError(
+          'SNODO_ERR_CONNECTION_CLOSED',
+          `the response stream of ${request.method} ended before its response`,
+        );
+      }
+      const text = await readText(body, this.#maxBytes);
+      return this.#jsonAnswer(request, response.statusCode, type, text);
+    } catch (error) {
+      throw this.#failure(error, controller.signal, request, options, legacy);
+    } finally {
+      done();
+    }
+  }
+
+  #jsonAnswer(request: JsonRpcRequest, status: number, type: string | undefined, text: string): JsonRpcResponse {
+    const decoded = text.trim() === '' ? undefined : decodeMessage(text, this.#options.decodeLimits);
+    if (decoded?.kind === 'response') {
+      const message = decoded.message as unknown as JsonRpcResponse;
+      if (sameId(decoded.id, request.id)) return message;
+    }
+    // An id-less error on this POST can only be about this request (e.g. a 400 for a bad header).
+    if (decoded?.kind === 'invalid' || decoded === undefined) {
+      const raw = safeParse(text);
+      if (isIdLessError(raw)) return { jsonrpc: '2.0', id: request.id, error: raw.error };
+    }
+    if (status >= 300) {
+      throw transportError('SNODO_ERR_HTTP_STATUS', `HTTP ${status} for ${request.method}${excerpt(text)}`, {
+        status,
+        body: text.slice(0, 500),
+      });
+    }
+    throw transportError(
+      'SNODO_ERR_INVALID_MESSAGE',
+      `HTTP ${status} ${type ?? 'without a content type'} for ${request.method} is not its JSON-RPC response${excerpt(text)}`,
+      { status, body: text.slice(0, 500) },
+    );
+  }
+
+  /** Reads SSE events, passing other messages to the sink, until the response to `request`. */
+  async #readEvents(
+    body: Body,
+    parser: SseParser,
+    request: JsonRpcRequest | undefined,
+    signal: AbortSignal,
+  ): Promise<JsonRpcResponse | undefined> {
+    try {
+      for await (const chunk of body) {
+        for (const event of parser.push(chunk)) {
+          const found = this.#event(event.data, request);
+          if (found) return found;
+        }
+        if (signal.aborted) break;
+      }
+      for (const event of parser.end()) {
+        const found = this.#event(event.data, request);
+        if (found) return found;
+      }
+      return undefined;
+    } finally {
+      discard(body);
+    }
+  }
+
+  #event(data: string, request: JsonRpcRequest | undefined): JsonRpcResponse | undefined {
+    const decoded = decodeMessage(data, this.#options.decodeLimits);
+    if (decoded.kind === 'response') {
+      if (request !== undefined && sameId(decoded.id, request.id)) {
+        return decoded.message as unknown as JsonRpcResponse;
+      }
+      this.#sink?.warning(`http: dropped a response to another request on a stream (id ${String(decoded.id)})`);
+    } else if (decoded.kind === 'request' || decoded.kind === 'notification') {
+      this.#sink?.message(decoded.message as unknown as JsonRpcRequest | JsonRpcNotification);
+    } else {
+      this.#sink?.warning(`http: skipped an SSE event that is not a JSON-RPC message: ${data.slice(0, 200)}`);
+    }
+    return undefined;
+  }
+
+  /** SEP-1699: the POST stream ended early; wait `retry` ms, then GET with Last-Event-ID for the rest. */
+  async #resume(
+    request: JsonRpcRequest,
+    parser: SseParser,
+    options: SendOptions,
+    signal: AbortSignal,
+  ): Promise<JsonRpcResponse> {
+    await delay(parser.retry ?? 1_000, signal);
+    const headers = await this.#headers(undefined, undefined, options);
+    headers.accept = 'text/event-stream';
+    delete headers['content-type'];
+    if (parser.lastEventId !== undefined) headers['last-event-id'] = parser.lastEventId;
+    const response = await this.#pool.request({ path: this.#path, method: 'GET', headers, signal });
+    const body = response.body as unknown as Body;
+    if (response.statusCode >= 300 || mediaType(header(response.headers['content-type'])) !== 'text/event-stream') {
+      const text = await readText(body, this.#maxBytes);
+      throw transportError(
+        'SNODO_ERR_CONNECTION_CLOSED',
+        `the stream of ${request.method} ended early and resuming it got HTTP ${response.statusCode}`,
+        { status: response.statusCode, body: text.slice(0, 500) },
+      );
+    }
+    const found = await this.#readEvents(body, new SseParser(this.#maxBytes), request, signal);
+    if (found) return found;
+    throw transportError('SNODO_ERR_CONNECTION_CLOSED', `the resumed stream of ${request.method} ended early`);
+  }
+
+  #failure(
+    error: unknown,
+    signal: AbortSignal,
+    request: JsonRpcRequest,
+    options: SendOptions,
+    legacy: boolean,
+  ): unknown {
+    if (options.signal.aborted) {
+      // Legacy HTTP: closing the stream is not cancellation; say it (never for initialize).
+      if (legacy && !this.#closed && request.method !== 'initialize' && options.protocolVersion !== undefined) {
+        const reason = options.signal.reason;
+        this.notify(
+          {
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: request.id, ...(reason instanceof Error ? { reason: reason.message } : {}) },
+          },
+          { protocolVersion: options.protocolVersion, signal: new AbortController().signal },
+        ).catch(() => {});
+      }
+      return options.signal.reason;
+    }
+    if (signal.aborted) return signal.reason;
+    if (TransportError.is(error)) return error;
+    if (error instanceof RangeError) {
+      return transportError('SNODO_ERR_INVALID_MESSAGE', `${request.method}: ${error.message}`, { cause: error });
+    }
+    return networkError(error, `${request.method} to ${this.#url.origin}`);
+  }
+
+  async #post(message: JsonRpcNotification | JsonRpcResponse, options: SendOptions, what: string): Promise<number> {
+    this.#check();
+    const method = 'method' in message ? message.method : undefined;
+    const { controller, done } = this.#track(options.signal);
+    try {
+      const params = 'method' in message ? message.params : undefined;
+      const headers = await this.#headers(method, params, options);
+      if (method === undefined) delete headers['mcp-method'];
+      const response = await this.#pool.request({
+        path: this.#path,
+        method: 'POST',
+        headers,
+        body: encodeJson(message),
+        signal: controller.signal,
+      });
+      const text = await readText(response.body as unknown as Body, this.#maxBytes);
+      if (response.statusCode >= 300) {
+        throw transportError('SNODO_ERR_HTTP_STATUS', `HTTP ${response.statusCode} for ${what}${excerpt(text)}`, {
+          status: response.statusCode,
+          body: text.slice(0, 500),
+        });
+      }
+      return response.statusCode;
+    } catch (error) {
+      if (TransportError.is(error)) throw error;
+      throw networkError(error, `${what} to ${this.#url.origin}`);
+    } finally {
+      done();
+    }
+  }
+
+  async notify(notification: JsonRpcNotification, options: SendOptions): Promise<void> {
+    await this.#post(notification, options, notification.method);
+    if (notification.method === 'notifications/initialized' && options.protocolVersion !== MODERN) {
+      this.#legacyVersion = options.protocolVersion;
+      this.#openGetStream(options);
+    }
+  }
+
+  async respond(response: JsonRpcResponse, options: SendOptions): Promise<void> {
+    await this.#post(response, options, `the response to server request ${String(response.id)}`);
+  }
+
+  /** The session's standalone GET stream, for server messages unrelated to a request; 4xx means none. */
+  #openGetStream(options: SendOptions): void {
+    if (this.#getStream || this.#closed) return;
+    const controller = new AbortController();
+    this.#getStream = controller;
+    (async () => {
+      const headers = await this.#headers(undefined, undefined, options);
+      headers.accept = 'text/event-stream';
+      delete headers['content-type'];
+      const response = await this.#pool.request({ path: this.#path, method: 'GET', headers, signal: controller.signal });
+      const body = response.body as unknown as Body;
+      if (response.statusCode >= 300 || mediaType(header(response.headers['content-type'])) !== 'text/event-stream') {
+        discard(body);
+        return;
+      }
+      await this.#readEvents(body, new SseParser(this.#maxBytes), undefined, controller.signal);
+    })()
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) this.#sink?.warning(`http: the GET stream failed: ${String(error)}`);
+      })
+      .finally(() => {
+        if (this.#getStream === controller) this.#getStream = undefined;
+      });
+  }
+
+  #check(): void {
+    if (this.#closed) throw transportError('SNODO_ERR_CLOSED', 'the HTTP transport is closed');
+  }
+
+  /** Ends the session (DELETE, when there is one), stops every stream and closes the pool. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#getStream?.abort();
+    const closed = transportError('SNODO_ERR_CLOSED', 'the client closed');
+    for (const controller of this.#inflight) controller.abort(closed);
+    if (this.#sessionId !== undefined) {
+      try {
+        const headers = await this.#headers(undefined, undefined, {
+          protocolVersion: this.#legacyVersion as ProtocolVersion | undefined,
+          signal: new AbortController().signal,
+        });
+        delete headers['content-type'];
+        const response = await this.#pool.request({
+          path: this.#path,
+          method: 'DELETE',
+          headers,
+          signal: AbortSignal.timeout(2_000),
+        });
+        await readText(response.body as unknown as Body, this.#maxBytes).catch(() => '');
+      } catch {
+        // The server may not allow DELETE (405) or be gone: the session ends either way.
+      }
+    }
+    this.#closed = true;
+    await this.#pool.destroy();
+    this.#sink?.closed(undefined);
+  }
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function mediaType(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const semicolon = value.indexOf(';');
+  return (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase();
+}
+
+function sameId(a: unknown, b: unknown): boolean {
+  return a === b || (typeof a === 'object' && a !== null && String(a) === String(b));
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isIdLessError(value: unknown): value is { error: { code: number; message: string; data?: unknown } } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { id, error } = value as { id?: unknown; error?: unknown };
+  if (id !== null && id !== undefined) return false;
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return Number.isSafeInteger(code) && typeof message === 'string';
+}
+
+async function readText(body: Body, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > max) {
+      discard(body);
+      throw new RangeError(`the response body exceeds ${max} bytes`);
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function excerpt(text: string): string {
+  const trimmed = text.trim();
+  return trimmed === '' ? '' : `: ${trimmed.length > 200 ? `${trimmed.slice(0, 200)}…` : trimmed}`;
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const REFUSED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function networkError(error: unknown, what: string): TransportError {
+  const code = errorCode(error);
+  const kind: ClientErrorCode = code !== undefined && REFUSED.has(code) ? 'SNODO_ERR_CONNECTION_REFUSED' : 'SNODO_ERR_CONNECTION_CLOSED';
+  const message = error instanceof Error ? error.message : String(error);
+  return transportError(kind, `${what}: ${code ?? ''}${code ? ' ' : ''}${message}`, { cause: error });
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    const errors = (current as { errors?: unknown[] }).errors;
+    if (Array.isArray(errors) && errors.length > 0) current = errors[0];
+    else current = (current as { cause?: unknown }).cause;
+  }
+  return typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+}

@@ -1,0 +1,168 @@
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  ContentBlock,
+  Implementation,
+  JsonRpcNotification,
+  LogLevel,
+  ProtocolVersion,
+  ResourceContents,
+  Runtime,
+  ServerCapabilities,
+  SubscriptionFilter,
+} from '@snodo/core';
+import type { HttpOptions } from './transports/http.js';
+import type { StdioOptions, StdioTarget } from './transports/stdio.js';
+import type { ClientTransport } from './transport.js';
+
+export type { CallToolResult, ContentBlock, ResourceContents, SubscriptionFilter };
+
+/** Where `connect` goes: a Streamable HTTP endpoint, a server process to spawn, a runtime in this process, or your own transport. */
+export type Target =
+  | { readonly http: string | URL }
+  | { readonly stdio: StdioTarget }
+  | { readonly direct: Runtime }
+  | { readonly transport: ClientTransport };
+
+/** What a handler of server input (`onElicit`, `onSample`, `onRoots`) gets besides the request's params. */
+export interface InputContext {
+  /** Aborted when the call that needs the input is aborted or times out (or the server cancels its request). */
+  readonly signal: AbortSignal;
+  /** `mrtr` on 2026-07-28 (answers go into the retry), `request` for a server-initiated request. */
+  readonly via: 'mrtr' | 'request';
+}
+
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface CreateMessageResult {
+  role: 'assistant' | 'user';
+  content: unknown;
+  model: string;
+  stopReason?: string;
+  [key: string]: unknown;
+}
+
+export interface ListRootsResult {
+  roots: { uri: string; name?: string; [key: string]: unknown }[];
+  [key: string]: unknown;
+}
+
+type Awaitable<T> = T | Promise<T>;
+
+export interface ConnectOptions extends HttpOptions, StdioOptions {
+  /** Sent as `clientInfo`. Default `{ name: '@snodo/client', version: <this package's> }`. */
+  clientInfo?: Implementation;
+  /** Revisions the client may use, in preference order. Default: all four, 2026-07-28 first. */
+  protocolVersions?: readonly ProtocolVersion[];
+  /** Capabilities to declare besides those implied by the handlers below (`experimental`, `extensions`, …). */
+  capabilities?: ClientCapabilities;
+  /** Answers `elicitation/create` (MRTR input on 2026-07-28, a server request before); declares `elicitation`. */
+  onElicit?: (params: Record<string, unknown>, context: InputContext) => Awaitable<ElicitResult>;
+  /** Answers `sampling/createMessage`; declares `sampling`. */
+  onSample?: (params: Record<string, unknown>, context: InputContext) => Awaitable<CreateMessageResult>;
+  /** Answers `roots/list`; declares `roots`. */
+  onRoots?: (params: Record<string, unknown>, context: InputContext) => Awaitable<ListRootsResult>;
+  /** Every notification from the server, after the client has routed it (progress, subscriptions, cache). */
+  onNotification?: (notification: JsonRpcNotification) => void;
+  /** Problems the client recovered from: dropped tools (invalid `x-mcp-header`), unparseable output, … */
+  onWarning?: (message: string) => void;
+  /** Deadline of each call in ms, unless the call sets `timeout`; 0 or Infinity disables it. Default 60,000. */
+  timeout?: number;
+  /** stdio (and custom transports that ask): ms the `server/discover` probe waits before falling back. Default 5,000. */
+  probeTimeout?: number;
+  /** MRTR rounds one call may take. Default 8. */
+  maxInputRounds?: number;
+  /** Pages the `all*` helpers follow. Default 100. */
+  maxPages?: number;
+  /** Cache list and read results for their `ttlMs` (2026-07-28). `false` turns it off. Default on. */
+  cache?: boolean | { maxEntries?: number };
+  /** 2026-07-28: ask for `notifications/message` at this level on every request (deprecated logging). */
+  logLevel?: LogLevel;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** ms; overrides the client's `timeout`. 0 or Infinity: none. */
+  timeout?: number;
+  /** Receives `notifications/progress` for this call (sends a progressToken). */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Skip the cache for this call (the fresh result is cached). */
+  fresh?: boolean;
+}
+
+export interface ListOptions extends CallOptions {
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | undefined;
+  /** The whole result, for fields beyond the list (`ttlMs`, `cacheScope`, `_meta`). */
+  result: Record<string, unknown>;
+}
+
+export interface Tool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  [key: string]: unknown;
+}
+
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface ReadResourceResult {
+  contents: ResourceContents[];
+  [key: string]: unknown;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: { role: 'user' | 'assistant'; content: ContentBlock }[];
+  [key: string]: unknown;
+}
+
+export interface CompleteResult {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+  [key: string]: unknown;
+}
+
+export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+/** What `discover()` reports; on the initialize-based revisions it is built from the initialize result. */
+export interface DiscoverResult {
+  supportedVersions: string[];
+  capabilities: ServerCapabilities;
+  instructions?: string;
+  serverInfo?: Implementation;
+  [key: string]: unknown;
+}
