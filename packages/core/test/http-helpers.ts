@@ -98,6 +98,17 @@ export function httpServer(probe: Probe = newProbe(), extra: Partial<ServerDefin
         handler: (args: Record<string, unknown>) => JSON.stringify(args),
       },
       tool({
+        name: 'ask',
+        description: 'Asks the client for a name (elicitation), then greets it',
+        handler: async (_args, context) => {
+          const answer = await context.elicit({
+            message: 'Name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          });
+          return `Hello, ${(answer.content as { name: string }).name}!`;
+        },
+      }),
+      tool({
         name: 'needs_sampling',
         requiredClientCapabilities: { sampling: {} },
         handler: () => 'sampled',

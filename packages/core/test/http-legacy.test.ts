@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { handle, MemorySessionStore, resolveHttpOptions } from '../src/index.js';
+import { handle, isStreamResponse, MemorySessionStore, resolveHttpOptions } from '../src/index.js';
 import { createSession } from '../src/internal.js';
-import { httpRequest, httpServer, LEGACY_HEADERS, newProbe, post, read } from './http-helpers.js';
+import { httpRequest, httpServer, LEGACY_HEADERS, newProbe, parseSse, post, read } from './http-helpers.js';
 
 let nextId = 1000;
 const initialize = (protocolVersion: string) => ({
@@ -184,6 +184,44 @@ describe('JSON-RPC batches', () => {
 
   it('without a session get 400', async () => {
     expect((await post(runtime, [request('tools/list')], LEGACY_HEADERS, {})).status).toBe(400);
+  });
+});
+
+describe('server-initiated requests on the initialize-based revisions', () => {
+  it('go on the request’s SSE stream; the client’s answer (a POST, 202) resumes the handler', async () => {
+    const runtime = httpServer();
+    const options = resolveHttpOptions({});
+    const init = await post(
+      runtime,
+      {
+        jsonrpc: '2.0',
+        id: nextId++,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: { elicitation: {} },
+          clientInfo: { name: 'c', version: '0' },
+        },
+      },
+      LEGACY_HEADERS,
+      options,
+    );
+    const headers = {
+      ...LEGACY_HEADERS,
+      'mcp-session-id': init.headers['mcp-session-id'] as string,
+      'mcp-protocol-version': '2025-06-18',
+    };
+    const call = request('tools/call', { name: 'ask', arguments: {} });
+    const response = await handle(runtime, httpRequest({ headers, body: JSON.stringify(call) }), options);
+    if (!isStreamResponse(response)) throw new Error('expected a stream');
+    const iterator = response.stream[Symbol.asyncIterator]();
+    const [asked] = parseSse((await iterator.next()).value as string);
+    expect(asked).toMatchObject({ method: 'elicitation/create', params: { message: 'Name?' } });
+    const answer = { jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Ada' } } };
+    expect((await post(runtime, answer, headers, options)).status).toBe(202);
+    const [final] = parseSse((await iterator.next()).value as string);
+    expect(final).toMatchObject({ id: call.id, result: { content: [{ text: 'Hello, Ada!' }] } });
+    expect((await iterator.next()).done).toBe(true);
   });
 });
 

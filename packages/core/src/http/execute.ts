@@ -67,18 +67,12 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
   const { runtime, config, request } = prepared;
   const { message, modern, session } = work;
   const { id } = message;
-  let signal = request.signal;
-  let untrack: (() => void) | undefined;
-  if (!modern && session) {
-    const controller = new AbortController();
-    untrack = config.local.track(session.id, requestKey(id), controller);
-    signal = controller.signal;
-  }
+  if (!modern && session) return runLegacyRequest(prepared, work, session);
+  const signal = request.signal;
   let slot: SubscriptionSlot | null | undefined;
   if (message.method === 'subscriptions/listen') {
     slot = config.executor.acquireSubscription();
     if (slot === null) {
-      untrack?.();
       return overloaded(id, 'Too many open subscriptions: try again later');
     }
   }
@@ -107,12 +101,10 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
     first = await Promise.race([settled, streamed]);
   } catch (error) {
     slot?.release();
-    untrack?.();
     return failure(error, id);
   }
 
   if (!(first instanceof MessageStream)) {
-    untrack?.();
     if (first.type === 'subscription') {
       if (!slot) slot = config.executor.acquireSubscription();
       if (!slot) {
@@ -133,12 +125,10 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
   slot?.release();
   settled.then(
     async (outcome) => {
-      untrack?.();
       if (outcome.type === 'stream' && outcome.session && session)
         await config.sessions.set(session.id, outcome.session);
     },
     (error) => {
-      untrack?.();
       if (ExecutorError.is(error) && error.code === 'SNODO_ERR_REQUEST_TIMEOUT') relay.end(timedOut(id));
       else relay.abandon();
     },
@@ -147,6 +137,69 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
   const head = await messages.next();
   if (head.done) return emptyStream();
   if (isResponse(head.value)) return jsonResponse(statusOf(head.value, modern), head.value);
+  return {
+    status: 200,
+    headers: SSE_HEADERS,
+    stream: sseFrames(
+      messages,
+      { keepAliveInterval: config.keepAliveInterval, disconnect: request.signal },
+      head.value,
+    ),
+  };
+}
+
+/**
+ * A request of an initialize-based session. Its messages go through `relay` from the start, since
+ * a server-initiated request (sampling, elicitation) may come before the handler returns: the
+ * first message decides JSON or SSE. The request is registered with the session's local state so
+ * that `notifications/cancelled`, DELETE and the client's answers reach it; the disconnect signal
+ * is not passed on (a disconnect is not a cancellation on these revisions).
+ */
+async function runLegacyRequest(
+  prepared: PreparedRequest,
+  work: Of<'request'>,
+  session: NonNullable<Of<'request'>['session']>,
+): Promise<HttpResponse> {
+  const { runtime, config, request } = prepared;
+  const { message } = work;
+  const { id } = message;
+  const controller = new AbortController();
+  const relay = new MessageStream();
+  const { channel, untrack } = config.local.track(session.id, requestKey(id), controller, relay);
+  const context: DispatchContext = { ...baseContext(request, work), channel };
+  const settled = config.executor.submit(
+    async (signal): Promise<Outcome> => {
+      const outcome = await dispatch(runtime, message, { ...context, signal });
+      if (outcome.type === 'stream') await relayAll(outcome.messages, relay);
+      else if (outcome.type === 'response') relay.end(outcome.message);
+      else relay.abandon();
+      return outcome;
+    },
+    config.requestTimeout === undefined
+      ? { signal: controller.signal }
+      : { signal: controller.signal, timeout: config.requestTimeout },
+  );
+  let refused: unknown;
+  settled.then(
+    async (outcome) => {
+      untrack();
+      if (outcome.type !== 'subscription' && outcome.session)
+        await config.sessions.set(session.id, outcome.session);
+    },
+    (error) => {
+      untrack();
+      if (ExecutorError.is(error) && error.code === 'SNODO_ERR_REQUEST_TIMEOUT') {
+        relay.end(timedOut(id));
+      } else {
+        refused = error;
+        relay.abandon();
+      }
+    },
+  );
+  const messages = relay[Symbol.asyncIterator]();
+  const head = await messages.next();
+  if (head.done) return refused === undefined ? emptyStream() : failure(refused, id);
+  if (isResponse(head.value)) return jsonResponse(200, head.value);
   return {
     status: 200,
     headers: SSE_HEADERS,
@@ -214,6 +267,10 @@ async function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>):
 async function runNotification(prepared: PreparedRequest, work: Of<'notification'>): Promise<HttpResponse> {
   const { runtime, config, request } = prepared;
   const { session } = work;
+  if (session && work.message.kind === 'response') {
+    const { id, result, error } = work.message;
+    config.local.answer(session.id, error === undefined ? { id, result } : { id, error });
+  }
   const outcome = await dispatch(runtime, work.message, baseContext(request, work));
   if (session && outcome.type === 'none') {
     if (outcome.cancel !== undefined)

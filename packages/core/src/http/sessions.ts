@@ -1,4 +1,10 @@
+import { type ClientRequests, createClientRequests } from '../dispatch/client-requests.js';
+import type { ClientRequestChannel } from '../dispatch/input.js';
 import type { Session } from '../dispatch/session.js';
+import type { MessageStream } from '../dispatch/stream.js';
+import { encodeJson } from '../json/index.js';
+import type { RequestId } from '../json/int.js';
+import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
 import { nonNegativeInteger, positiveInteger } from '../limits/validate.js';
 import {
   DEFAULT_MAX_SESSIONS,
@@ -106,17 +112,30 @@ export function plausibleSessionId(id: string): boolean {
 
 /**
  * What one instance holds for a session besides its data: the requests running here (so that
- * `notifications/cancelled` and DELETE can stop them) and, later, the standalone GET stream
- * (`resources/subscribe` on the initialize-based revisions) — `streams` is where it attaches, and
- * DELETE closes what is there. This state is local by nature: with a shared store, a cancel or a
- * DELETE reaches only the requests of the instance that receives it.
+ * `notifications/cancelled` and DELETE can stop them), the response stream of each (where a
+ * server-initiated request for it goes), the correlation of server-initiated requests with the
+ * client's answers, and, later, the standalone GET stream (`resources/subscribe` on the
+ * initialize-based revisions) — `streams` is where it attaches, and DELETE closes what is there.
+ * This state is local by nature: with a shared store, a cancel, an answer or a DELETE reaches only
+ * the requests of the instance that receives it.
  */
 export class LocalSession {
   readonly running = new Map<string, AbortController>();
+  readonly relays = new Map<string, MessageStream>();
   readonly streams = new Set<{ close(): void }>();
+  readonly clientRequests: ClientRequests;
+
+  constructor(timeout: number | undefined) {
+    this.clientRequests = createClientRequests(
+      (message, related) => {
+        if (related !== undefined) this.relays.get(encodeJson(related))?.push(message);
+      },
+      timeout === undefined ? {} : { timeout },
+    );
+  }
 
   get idle(): boolean {
-    return this.running.size === 0 && this.streams.size === 0;
+    return this.running.size === 0 && this.streams.size === 0 && this.clientRequests.pending === 0;
   }
 }
 
@@ -124,18 +143,33 @@ export class LocalSession {
 export class LocalSessions {
   readonly #sessions = new Map<string, LocalSession>();
 
-  /** Registers a running request; the returned function unregisters it. */
-  track(sessionId: string, requestKey: string, controller: AbortController): () => void {
+  constructor(private readonly clientRequestTimeout?: number) {}
+
+  /**
+   * Registers a running request and its response stream; the returned function unregisters it.
+   * Hand `channel` to `dispatch` so that server-initiated requests reach this request's stream.
+   */
+  track(
+    sessionId: string,
+    requestKey: string,
+    controller: AbortController,
+    relay?: MessageStream,
+  ): { channel: ClientRequestChannel; untrack: () => void } {
     let local = this.#sessions.get(sessionId);
     if (local === undefined) {
-      local = new LocalSession();
+      local = new LocalSession(this.clientRequestTimeout);
       this.#sessions.set(sessionId, local);
     }
     const session = local;
     session.running.set(requestKey, controller);
-    return () => {
-      if (session.running.get(requestKey) === controller) session.running.delete(requestKey);
-      if (session.idle && this.#sessions.get(sessionId) === session) this.#sessions.delete(sessionId);
+    if (relay) session.relays.set(requestKey, relay);
+    return {
+      channel: session.clientRequests.channel,
+      untrack: () => {
+        if (session.running.get(requestKey) === controller) session.running.delete(requestKey);
+        if (relay && session.relays.get(requestKey) === relay) session.relays.delete(requestKey);
+        if (session.idle && this.#sessions.get(sessionId) === session) this.#sessions.delete(sessionId);
+      },
     };
   }
 
@@ -146,11 +180,24 @@ export class LocalSessions {
     return controller !== undefined;
   }
 
+  /** A client's answer to a server-initiated request; false when it answers nothing pending here. */
+  answer(
+    sessionId: string,
+    response: { id: RequestId; result?: unknown; error?: JsonRpcErrorObject },
+  ): boolean {
+    const local = this.#sessions.get(sessionId);
+    if (local === undefined) return false;
+    const resolved = local.clientRequests.resolve(response);
+    if (local.idle) this.#sessions.delete(sessionId);
+    return resolved;
+  }
+
   /** Ends everything a session holds here (DELETE). */
   end(sessionId: string, reason: unknown): void {
     const local = this.#sessions.get(sessionId);
     if (local === undefined) return;
     this.#sessions.delete(sessionId);
+    local.clientRequests.close(String(reason));
     for (const controller of local.running.values()) controller.abort(reason);
     for (const stream of local.streams) stream.close();
   }
