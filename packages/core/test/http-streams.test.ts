@@ -274,7 +274,10 @@ describe('fetch adapter', () => {
       tools: [
         {
           name: 'whoami',
-          handler: (_args: unknown, context: { auth?: unknown }) => ((seen = context.auth), 'ok'),
+          handler: (_args: unknown, context: { auth?: unknown }) => {
+            seen = context.auth;
+            return 'ok';
+          },
         },
       ],
     });
