@@ -1,0 +1,75 @@
+import { type HttpConfig, type HttpOptions, type Runtime, resolveHttpOptions, SnodoError } from '@snodo/core';
+import type { BodyLimits } from './body.js';
+import { DEFAULT_BODY_TIMEOUT, DEFAULT_PATH } from './defaults.js';
+
+/**
+ * Options of `app.register(snodo, options)`. Besides the three below, every option of core's HTTP
+ * handling (`HttpOptions`) except `path` (Fastify routes here) applies as documented there.
+ */
+export interface SnodoFastifyOptions extends Omit<HttpOptions, 'path'> {
+  /** The server to serve (`createServer(...)`). */
+  runtime: Runtime;
+  /** The route's path inside the scope the plugin is registered in (its prefix is added). Default `/mcp`. */
+  path?: string;
+  /**
+   * Milliseconds the whole request body may take, counted from when the plugin starts reading it
+   * (after the application's `onRequest` and `preParsing` hooks): 408 after. 0 disables it.
+   * Default 10,000.
+   */
+  bodyTimeout?: number;
+}
+
+/** The options validated once, at registration. */
+export interface PluginConfig {
+  readonly runtime: Runtime;
+  readonly path: string;
+  readonly limits: BodyLimits;
+  readonly http: HttpConfig;
+  /** Whether the executor is the plugin's own (closed with the application) or the caller's. */
+  readonly ownsExecutor: boolean;
+}
+
+/** Options Fastify's `register` takes for itself; they reach the plugin function too. */
+const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
+
+function optionError(message: string): SnodoError {
+  return new SnodoError('SNODO_ERR_INVALID_OPTION', message);
+}
+
+/**
+ * Validates the plugin options; the message names the option and its rule. Core validates and
+ * resolves its own options (unknown names included), so a typo fails at registration.
+ */
+export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: AbortSignal): PluginConfig {
+  if (typeof options !== 'object' || options === null) throw optionError('options must be an object');
+  const { runtime, path = DEFAULT_PATH, bodyTimeout = DEFAULT_BODY_TIMEOUT, ...rest } = options;
+  const httpOptions: Record<string, unknown> = { ...rest };
+  for (const name of REGISTER_OPTIONS) delete httpOptions[name];
+  if (path === '' || typeof path !== 'string' || !path.startsWith('/')) {
+    throw optionError(`path must be a string starting with "/", got ${JSON.stringify(path)}`);
+  }
+  if (
+    typeof runtime !== 'object' ||
+    runtime === null ||
+    !Array.isArray((runtime as Partial<Runtime>).versions)
+  ) {
+    throw optionError('runtime is required: pass the value createServer() returned');
+  }
+  if (typeof bodyTimeout !== 'number' || !Number.isInteger(bodyTimeout) || bodyTimeout < 0) {
+    throw optionError(
+      `bodyTimeout must be a non-negative integer of milliseconds, got ${String(bodyTimeout)}`,
+    );
+  }
+  const given = httpOptions.shutdownSignal as AbortSignal | undefined;
+  if (given !== undefined && typeof given?.addEventListener !== 'function') {
+    throw optionError('shutdownSignal must be an AbortSignal');
+  }
+  const http = resolveHttpOptions({ ...(httpOptions as HttpOptions), shutdownSignal });
+  return {
+    runtime,
+    path,
+    limits: { maxBodyBytes: http.maxBodyBytes, bodyTimeout },
+    http,
+    ownsExecutor: options.executor === undefined,
+  };
+}

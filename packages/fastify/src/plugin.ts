@@ -1,0 +1,93 @@
+import type { Readable } from 'node:stream';
+import { fastifySSE } from '@fastify/sse';
+import { handle, paramHeadersOf } from '@snodo/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fastifyPlugin } from 'fastify-plugin';
+import { readBody } from './body.js';
+import { ERRORS } from './errors.js';
+import { type PluginConfig, resolveOptions, type SnodoFastifyOptions } from './options.js';
+import { sendResponse } from './reply.js';
+import { disconnectSignal, toHttpRequest } from './request.js';
+import './augment.js';
+
+/** The name Fastify knows the plugin by (`dependencies: ['@snodo/fastify']`, `hasPlugin`). */
+export const PLUGIN_NAME = '@snodo/fastify';
+
+/**
+ * Mounts MCP's Streamable HTTP endpoint: `POST`, `DELETE` (sessions of the initialize-based
+ * revisions) and `GET` (405) on `path`, inside the scope the plugin is registered in.
+ *
+ * Encapsulated on purpose: the plugin replaces the content-type parsers of its own context with
+ * one that hands it the raw body, so the application's JSON parser and every other route are left
+ * alone. It still inherits the caller's prefix, hooks (authentication) and error handler.
+ */
+async function snodo(instance: FastifyInstance, options: SnodoFastifyOptions): Promise<void> {
+  const shutdown = new AbortController();
+  const given = options?.shutdownSignal;
+  const config = resolveOptions(options, shutdown.signal);
+  paramHeadersOf(config.runtime); // validates the runtime's x-mcp-header annotations now
+  if (given !== undefined) {
+    if (given.aborted) shutdown.abort(given.reason);
+    else given.addEventListener('abort', () => shutdown.abort(given.reason), { once: true });
+  }
+
+  // Open subscription streams end with their final result before the server waits for connections.
+  instance.addHook('preClose', (done) => {
+    shutdown.abort(new Error('application closing'));
+    done();
+  });
+  if (config.ownsExecutor) instance.addHook('onClose', () => config.http.executor.close());
+
+  const payloads = new WeakMap<FastifyRequest, Readable>();
+  instance.removeAllContentTypeParsers();
+  instance.addContentTypeParser('*', (request, payload, done) => {
+    // Read in the handler, under maxBodyBytes and bodyTimeout, once every hook has run.
+    payloads.set(request, payload as Readable);
+    done(null);
+  });
+
+  if (!instance.hasPlugin('@fastify/sse')) {
+    await instance.register(fastifySSE, { heartbeatInterval: config.http.keepAliveInterval });
+  }
+
+  instance.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: config.path,
+    sse: { kind: 'manual', heartbeat: true, serializer: (data: string) => data },
+    handler: (request, reply) => serve(config, request, reply, payloads.get(request)),
+  });
+}
+
+async function serve(
+  config: PluginConfig,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: Readable | undefined,
+): Promise<FastifyReply | undefined> {
+  if (request.headers['transfer-encoding'] !== undefined) {
+    closeAfterReply(request, reply);
+    throw new ERRORS.SNODO_ERR_LENGTH_REQUIRED();
+  }
+  const signal = disconnectSignal(request, reply);
+  let body: Uint8Array;
+  try {
+    body = await readBody(payload, request.headers['content-length'], config.limits);
+  } catch (error) {
+    closeAfterReply(request, reply);
+    throw error;
+  }
+  const response = await handle(config.runtime, toHttpRequest(request, body, signal), config.http);
+  return sendResponse(reply, response, signal);
+}
+
+/** The unread rest of a refused body must not be taken for the next request on the connection. */
+function closeAfterReply(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.raw.httpVersionMajor < 2) reply.header('connection', 'close');
+}
+
+/** `app.register(snodo, { runtime, path: '/mcp', ... })`. */
+export const snodoFastify = fastifyPlugin(snodo, {
+  name: PLUGIN_NAME,
+  fastify: '5.x',
+  encapsulate: true,
+});

@@ -1,0 +1,53 @@
+import type { EventEmitter } from 'node:events';
+import type { Http2ServerRequest } from 'node:http2';
+import type { HttpRequest } from '@snodo/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Aborted when the client goes away before its response is complete. Fastify (Node's HTTP server)
+ * sees that at once: the raw socket emits `close` (HTTP/1.1; on HTTP/2 the request's stream),
+ * and so does the raw response before it finished. The listeners leave with the response, so a
+ * kept-alive socket serving the next request carries none of this one's.
+ */
+export function disconnectSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  const raw = request.raw;
+  const source: EventEmitter | undefined =
+    raw.httpVersionMajor >= 2 ? (raw as unknown as Http2ServerRequest).stream : raw.socket;
+  const gone = () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
+    source?.removeListener('close', gone);
+    reply.raw.removeListener('close', gone);
+  };
+  if (source === undefined || (source as { destroyed?: boolean }).destroyed === true) {
+    controller.abort(new Error('client disconnected'));
+    return controller.signal;
+  }
+  source.on('close', gone);
+  reply.raw.on('close', gone);
+  return controller.signal;
+}
+
+/** Node's header object as core's: lower-case names, repeated values joined with ", ". */
+function flatHeaders(headers: FastifyRequest['headers']): Record<string, string | undefined> {
+  const flat: Record<string, string | undefined> = {};
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+/** The neutral request core handles. Identity comes only from what the application's hook set. */
+export function toHttpRequest(request: FastifyRequest, body: Uint8Array, signal: AbortSignal): HttpRequest {
+  return {
+    method: request.method,
+    path: request.url,
+    headers: flatHeaders(request.headers),
+    body,
+    remoteAddress: request.ip,
+    signal,
+    auth: request.mcpAuth,
+    url: `${request.protocol}://${request.host}${request.url}`,
+  };
+}
