@@ -214,6 +214,7 @@ function tools(hub: ChangeHub): ToolDefinition[] {
       },
       allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
       if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, which the scenario checks for
       then: { required: ['phone'] },
       else: { required: ['email'] },
       additionalProperties: false,
