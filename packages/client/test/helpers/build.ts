@@ -1,0 +1,18 @@
+// vitest globalSetup: builds the demo server and the conformance client (which builds this
+// package through its project references), so no test runs a stale dist. Under `pnpm test` turbo
+// built them already and `tsc -b` finds them up to date.
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { CONFORMANCE_PROJECT, DEMO_PROJECT } from './paths.js';
+
+export default function setup(): void {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  for (const project of [DEMO_PROJECT, CONFORMANCE_PROJECT]) {
+    try {
+      execFileSync(process.execPath, [tsc, '-b', project], { stdio: 'pipe', encoding: 'utf8' });
+    } catch (error) {
+      const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+      throw new Error(`tsc -b ${project} failed:\n${stdout ?? ''}${stderr ?? ''}`);
+    }
+  }
+}
