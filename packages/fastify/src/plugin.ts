@@ -69,6 +69,14 @@ async function serve(
     throw new ERRORS.SNODO_ERR_LENGTH_REQUIRED();
   }
   const signal = disconnectSignal(request, reply);
+  reply.raw.once('finish', () => {
+    // Fastify's close() closes the connections idle when it starts; one whose response (a
+    // subscription ending with its final result) finishes later would stay open until the client
+    // or the keep-alive timer closes it.
+    if (config.http.shutdownSignal?.aborted === true && request.raw.httpVersionMajor < 2) {
+      request.raw.socket.destroySoon();
+    }
+  });
   let body: Uint8Array;
   try {
     body = await readBody(payload, request.headers['content-length'], config.limits);

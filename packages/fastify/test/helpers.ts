@@ -1,6 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
-import { createServer, type Runtime, tool } from '@snodo/core';
+import {
+  type ChangeHub,
+  createChangeHub,
+  createServer,
+  type Executor,
+  type Runtime,
+  type SubscriptionSlot,
+  tool,
+} from '@snodo/core';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
 import { type SnodoFastifyOptions, snodo } from '../src/index.js';
@@ -20,6 +28,8 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
 /** What the tests see from inside handlers. */
 export class Probe {
   calls = 0;
+  /** The change hub the test server's subscriptions are fed from. */
+  readonly hub: ChangeHub = createChangeHub();
   /** Resolved with the handler's signal when `block` starts. */
   blocked = gate<AbortSignal>();
   /** Resolved with the abort reason when `block` sees its signal abort. */
@@ -33,6 +43,7 @@ export function testServer(probe: Probe = new Probe()): Runtime {
   return createServer({
     name: 'fastify-test',
     version: '1.0.0',
+    hub: probe.hub,
     tools: [
       tool({
         name: 'whoami',
@@ -228,4 +239,27 @@ export function rawExchange(
   socket.write(head);
   if (body !== undefined) socket.write(body);
   return { socket, response };
+}
+
+/**
+ * Observes the subscription slots an executor hands out: each entry resolves when that slot is
+ * released (the event the tests wait for instead of sleeping).
+ */
+export function watchSlots(executor: Executor): Promise<void>[] {
+  const released: Promise<void>[] = [];
+  const acquire = executor.acquireSubscription.bind(executor);
+  executor.acquireSubscription = (owner) => {
+    const slot = acquire(owner);
+    if (slot === null) return null;
+    const done = gate();
+    released.push(done.promise);
+    const watched: SubscriptionSlot = {
+      release() {
+        slot.release();
+        done.open();
+      },
+    };
+    return watched;
+  };
+  return released;
 }
