@@ -80,6 +80,13 @@ export class StdioTransport implements ClientTransport {
     return this.#child?.pid;
   }
 
+  /** How the server process ended: `{ code, signal }`, or undefined while it runs. */
+  get exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    const child = this.#child;
+    if (!child || (child.exitCode === null && child.signalCode === null)) return undefined;
+    return { code: child.exitCode, signal: child.signalCode };
+  }
+
   /** The last stdout line that was not JSON-RPC, for error messages. */
   get lastInvalidOutput(): string | undefined {
     return this.#lastInvalid;

@@ -1,0 +1,248 @@
+// End to end against the demo server (examples/everything) over stdio, Streamable HTTP and
+// in-process, every revision forced with protocolVersions.
+import { LEGACY_VERSIONS, type ProtocolVersion, SUPPORTED_VERSIONS } from '@snodo/core';
+import { createEverythingServer } from 'everything/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Client,
+  type ClientTransport,
+  type ConnectOptions,
+  connect,
+  DirectTransport,
+  HttpTransport,
+  ProtocolError,
+  StdioTransport,
+} from '../src/index.js';
+import { DEMO_MAIN } from './helpers/paths.js';
+import { type Started, startDemoHttp } from './helpers/servers.js';
+import { wrap } from './helpers/wrap.js';
+
+let http: Started;
+beforeAll(async () => {
+  http = await startDemoHttp();
+});
+afterAll(async () => {
+  await http?.stop();
+});
+
+const KINDS = ['stdio', 'http', 'direct'] as const;
+type Kind = (typeof KINDS)[number];
+
+function transportFor(kind: Kind): ClientTransport {
+  switch (kind) {
+    case 'stdio':
+      return new StdioTransport({ command: process.execPath, args: [DEMO_MAIN, '--stdio'] });
+    case 'http':
+      return new HttpTransport(http.url);
+    case 'direct':
+      return new DirectTransport(createEverythingServer());
+  }
+}
+
+function target(kind: Kind) {
+  switch (kind) {
+    case 'stdio':
+      return { stdio: { command: process.execPath, args: [DEMO_MAIN, '--stdio'] } };
+    case 'http':
+      return { http: http.url };
+    case 'direct':
+      return { direct: createEverythingServer() };
+  }
+}
+
+async function withClient<T>(
+  kind: Kind,
+  options: ConnectOptions,
+  body: (client: Client) => Promise<T>,
+): Promise<T> {
+  const client = await connect(target(kind), options);
+  try {
+    return await body(client);
+  } finally {
+    await client.close();
+  }
+}
+
+const answerAda: ConnectOptions['onElicit'] = () => ({ action: 'accept', content: { name: 'Ada' } });
+
+// The demo's HTTP transport carries no server-initiated requests and offers no GET stream on the
+// initialize-based revisions (405), so elicitation and subscriptions there are 2026-07-28 only.
+const legacyHttpLacks = (kind: Kind, version: ProtocolVersion) => kind === 'http' && version !== '2026-07-28';
+
+describe.each(KINDS)('demo server over %s', (kind) => {
+  it.each(SUPPORTED_VERSIONS)('speaks %s: tools, resources, prompts, completion, progress', async (version) => {
+    await withClient(kind, { protocolVersions: [version] }, async (client) => {
+      expect(client.protocolVersion).toBe(version);
+      expect(client.era).toBe(version === '2026-07-28' ? 'modern' : 'legacy');
+      expect(client.serverInfo).toMatchObject({ name: 'everything', version: '0.0.0' });
+      expect(client.serverCapabilities.tools).toBeDefined();
+      expect(client.instructions).toMatch(/demo server/);
+
+      const tools = await client.allTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add', 'sleep', 'fail', 'unicode', 'ask', 'touch']));
+      expect((await client.callTool('echo', { text: 'hi ✓' })).content).toEqual([{ type: 'text', text: 'hi ✓' }]);
+      const sum = await client.callTool('add', { a: 2, b: 3 });
+      if (version === '2025-03-26') expect(sum.structuredContent).toBeUndefined();
+      else expect(sum.structuredContent).toEqual({ sum: 5 });
+      expect((await client.callTool('fail')).isError).toBe(true);
+      const unknown = await client.callTool('nope').catch((e: unknown) => e);
+      expect(ProtocolError.is(unknown) && unknown.code).toBe(-32602);
+
+      expect((await client.readResource('demo://greeting')).contents[0]).toMatchObject({
+        uri: 'demo://greeting',
+        text: 'Hello from the Snodo everything demo!',
+      });
+      expect(JSON.parse(String((await client.readResource('demo://items/42')).contents[0]?.text))).toEqual({
+        id: '42',
+        name: 'Item 42',
+      });
+      const missing = await client.readResource('demo://nothing').catch((e: unknown) => e);
+      expect(ProtocolError.is(missing) && missing.code).toBe(version === '2026-07-28' ? -32602 : -32002);
+      expect((await client.allResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['demo://items/{id}']);
+      expect((await client.allPrompts()).map((p) => p.name)).toEqual(['greet']);
+      const prompt = await client.getPrompt('greet', { name: 'Ada' });
+      expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Please greet Ada warmly.' });
+      const names = await client.complete({ type: 'ref/prompt', name: 'greet' }, { name: 'name', value: 'a' });
+      expect(names.completion.values).toEqual(['Ada', 'Alan']);
+      const ids = await client.complete({ type: 'ref/resource', uri: 'demo://items/{id}' }, { name: 'id', value: '1' });
+      expect(ids.completion.values).toEqual(['1', '10']);
+
+      const progress: number[] = [];
+      const slept = await client.callTool('sleep', { ms: 250 }, { onProgress: (p) => progress.push(p.progress) });
+      expect(slept.content[0]).toEqual({ type: 'text', text: 'slept 250 ms' });
+      expect(progress.length).toBeGreaterThan(0);
+      expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+    });
+  });
+
+  it.each(SUPPORTED_VERSIONS.filter((v) => !legacyHttpLacks(kind, v)))(
+    'answers the ask tool through onElicit on %s (MRTR, or a server request before 2026-07-28)',
+    async (version) => {
+      const asked: unknown[] = [];
+      await withClient(
+        kind,
+        {
+          protocolVersions: [version],
+          onElicit: (params, context) => {
+            asked.push([params.message, context.via]);
+            return { action: 'accept', content: { name: 'Ada' } };
+          },
+        },
+        async (client) => {
+          expect(client.capabilities).toEqual({ elicitation: {} });
+          expect((await client.callTool('ask')).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+        },
+      );
+      expect(asked).toEqual([['What is your name?', version === '2026-07-28' ? 'mrtr' : 'request']]);
+    },
+  );
+
+  it('MRTR: the retry carries a new id and the exact requestState; a tampered one is refused', async () => {
+    const recorder = wrap(transportFor(kind));
+    const client = await connect({ transport: recorder }, { protocolVersions: ['2026-07-28'], onElicit: answerAda });
+    try {
+      await client.callTool('ask');
+    } finally {
+      await client.close();
+    }
+    const [first, retry] = recorder.requests.filter((r) => r.method === 'tools/call');
+    expect(retry?.id).not.toBe(first?.id);
+    const state = (retry?.params as { requestState?: unknown }).requestState;
+    expect(typeof state).toBe('string');
+    expect((retry?.params as { inputResponses?: unknown }).inputResponses).toEqual({
+      elicit: { action: 'accept', content: { name: 'Ada' } },
+    });
+
+    const tampering = wrap(transportFor(kind), (request) => {
+      const params = request.params as { requestState?: string } | undefined;
+      if (params?.requestState === undefined) return request;
+      const flipped = `${params.requestState.slice(0, -2)}${params.requestState.endsWith('A') ? 'B' : 'A'}${params.requestState.slice(-1)}`;
+      return { ...request, params: { ...request.params, requestState: flipped } };
+    });
+    const victim = await connect({ transport: tampering }, { protocolVersions: ['2026-07-28'], onElicit: answerAda });
+    try {
+      const error = await victim.callTool('ask').catch((e: unknown) => e);
+      expect(ProtocolError.is(error)).toBe(true);
+      expect(error).toMatchObject({ code: -32602, message: /requestState/ });
+    } finally {
+      await victim.close();
+    }
+  });
+
+  it.each(SUPPORTED_VERSIONS.filter((v) => !legacyHttpLacks(kind, v)))(
+    'a subscription on %s receives notifications/resources/updated after touch',
+    async (version) => {
+      await withClient(kind, { protocolVersions: [version] }, async (client) => {
+        const subscription = client.listen({ resourceSubscriptions: ['demo://greeting'] });
+        expect(await subscription.ready).toEqual({ resourceSubscriptions: ['demo://greeting'] });
+        await client.callTool('touch', { uri: 'demo://items/1' });
+        await client.callTool('touch', { uri: 'demo://greeting' });
+        for await (const notification of subscription) {
+          expect(notification).toMatchObject({
+            method: 'notifications/resources/updated',
+            params: { uri: 'demo://greeting' },
+          });
+          break;
+        }
+        expect(subscription.ended).toBe(true);
+      });
+    },
+  );
+
+  it('caches reads on 2026-07-28 and drops the entry when notifications/resources/updated arrives', async () => {
+    const recorder = wrap(transportFor(kind));
+    const client = await connect({ transport: recorder }, { protocolVersions: ['2026-07-28'] });
+    try {
+      const reads = () => recorder.requests.filter((r) => r.method === 'resources/read').length;
+      const lists = () => recorder.requests.filter((r) => r.method === 'tools/list').length;
+      await client.readResource('demo://greeting');
+      await client.readResource('demo://greeting');
+      await client.allTools();
+      await client.allTools();
+      expect([reads(), lists()]).toEqual([1, 1]);
+      const subscription = client.listen({ resourceSubscriptions: ['demo://greeting'] });
+      await subscription.ready;
+      await client.callTool('touch', { uri: 'demo://greeting' });
+      for await (const _ of subscription) break;
+      await client.readResource('demo://greeting');
+      expect(reads()).toBe(2);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('cancels a call through its signal; the server stops it and the client stays usable', async () => {
+    await withClient(kind, {}, async (client) => {
+      const controller = new AbortController();
+      const call = client.callTool(
+        'sleep',
+        { ms: 20_000 },
+        { signal: controller.signal, onProgress: () => controller.abort(new Error('enough')) },
+      );
+      await expect(call).rejects.toMatchObject({ code: 'SNODO_ERR_ABORTED' });
+      // The cancelled sleep no longer runs: a new one eventually sees itself alone.
+      let concurrent = 0;
+      for (let i = 0; i < 200 && concurrent !== 1; i++) {
+        const result = await client.callTool('sleep', { ms: 0 });
+        concurrent = (result.structuredContent as { concurrent: number }).concurrent;
+      }
+      expect(concurrent).toBe(1);
+    });
+  });
+});
+
+describe('legacy revisions over the demo HTTP server', () => {
+  it.each(LEGACY_VERSIONS)('keeps the session of %s and sends its version header', async (version) => {
+    const transport = new HttpTransport(http.url);
+    const recorder = wrap(transport);
+    const client = await connect({ transport: recorder }, { protocolVersions: [version] });
+    try {
+      expect(transport.sessionId).toMatch(/^[\x21-\x7e]+$/);
+      await client.callTool('echo', { text: 'x' });
+      const call = recorder.sendOptions[recorder.requests.findIndex((r) => r.method === 'tools/call')];
+      expect(call?.protocolVersion).toBe(version);
+    } finally {
+      await client.close();
+    }
+  });
+});
