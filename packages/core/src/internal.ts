@@ -1,8 +1,12 @@
 // The seam for sibling @snodo packages (transports, client, proxy). Not a public API: it may change
 // in any release. Keep it small.
+export type { Operation, OperationCall } from './dispatch/operation.js';
 export { type Selection, selectRevision } from './dispatch/select.js';
 export { createSession, withSession } from './dispatch/session.js';
 export { MessageStream } from './dispatch/stream.js';
 export { classifyMessage } from './jsonrpc/decode.js';
+export { deriveRuntime, type RuntimeChange } from './router/derive.js';
 export { encodeCursor, paginate } from './router/pagination.js';
+export type { ListenCall } from './router/runtime.js';
 export { compileSchema } from './router/schema.js';
+export { openListen } from './subscriptions/listen.js';

@@ -172,7 +172,7 @@ async function dispatchRequest(
     case 'subscriptions/listen':
       return listen(runtime, id, params ?? {}, selected, context);
   }
-  const operation = OPERATIONS.get(method);
+  const operation = runtime.operations?.get(method) ?? OPERATIONS.get(method);
   if (!operation) return failed(id, dialect, ProtocolError.methodNotFound(method));
   return run(runtime, id, method, params, context, selected, operation);
 }
@@ -321,24 +321,35 @@ function subscribeLegacy(
   return { type: 'response', message: response, session: withSession(session, { subscriptions }) };
 }
 
-function listen(
+async function listen(
   runtime: Runtime,
   id: RequestId,
   params: Record<string, unknown>,
   selected: Selection,
   context: DispatchContext,
-): Outcome {
+): Promise<Outcome> {
   let filter: ReturnType<typeof parseFilter>;
   try {
     filter = parseFilter(params);
   } catch (error) {
     return failed(id, selected.dialect, error as ProtocolError);
   }
-  const subscription = openListen(
-    runtime,
-    id,
-    honouredFilter(runtime, filter),
-    context.subscriptionQueue ?? DEFAULT_SUBSCRIPTION_QUEUE,
-  );
+  const queueSize = context.subscriptionQueue ?? DEFAULT_SUBSCRIPTION_QUEUE;
+  if (runtime.openListen) {
+    try {
+      const subscription = await runtime.openListen({
+        runtime,
+        id,
+        filter,
+        auth: context.auth,
+        selection: selected,
+        queueSize,
+      });
+      return { type: 'subscription', subscription };
+    } catch (error) {
+      return failed(id, selected.dialect, ProtocolError.is(error) ? error : ProtocolError.internal());
+    }
+  }
+  const subscription = openListen(runtime, id, honouredFilter(runtime, filter), queueSize);
   return { type: 'subscription', subscription };
 }

@@ -1,6 +1,12 @@
 import type { Shaping } from '../dialects/dialect.js';
+import type { AuthInfo } from '../dispatch/context.js';
+import type { Operation } from '../dispatch/operation.js';
+import type { OpenedSubscription } from '../dispatch/outcome.js';
+import type { Selection } from '../dispatch/select.js';
+import type { RequestId } from '../json/int.js';
 import type { Implementation, ProtocolVersion, ServerCapabilities } from '../protocol/types.js';
 import type { ChangeHub } from '../subscriptions/hub.js';
+import type { SubscriptionFilter } from '../subscriptions/listen.js';
 import type { Extension } from './extension.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
@@ -50,6 +56,27 @@ export interface Runtime {
   /** Longest URI accepted by `resources/read` and template matching. */
   readonly maxUriLength: number;
   readonly shaping: Shaping;
+  /**
+   * Operations that replace core's for their methods, for a runtime whose catalog lives elsewhere
+   * (a proxy's lists depend on the caller and change at run time). Revision selection, the method
+   * registries, capability checks, MRTR, progress, result shaping and errors stay core's.
+   * Set by `deriveRuntime` (`@snodo/core/internal`); `createServer` never sets it.
+   */
+  readonly operations?: ReadonlyMap<string, Operation>;
+  /** Opens `subscriptions/listen` in place of core's hub-fed subscription (own admission and delivery checks). */
+  readonly openListen?: (call: ListenCall) => OpenedSubscription | Promise<OpenedSubscription>;
+}
+
+/** What `Runtime.openListen` gets: the listen request, its parsed filter as requested, and its bound. */
+export interface ListenCall {
+  readonly runtime: Runtime;
+  /** The listen request's id: the subscription id of every notification. */
+  readonly id: RequestId;
+  readonly filter: SubscriptionFilter;
+  readonly auth: AuthInfo | undefined;
+  readonly selection: Selection;
+  /** Unread notifications the subscriber may hold (`DispatchContext.subscriptionQueue`). */
+  readonly queueSize: number;
 }
 
 export interface MrtrConfig {
