@@ -9,6 +9,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
 } from './defaults.js';
 import { type HostRule, parseHostRules } from './origin.js';
+import { CancellationScopes } from './scopes.js';
 import { LocalSessions, MemorySessionStore, type SessionStore } from './sessions.js';
 
 /** Options of core's Streamable HTTP handling, shared by every host adapter. */
@@ -62,6 +63,8 @@ export interface HttpConfig {
   readonly executor: Executor;
   readonly sessions: SessionStore;
   readonly local: LocalSessions;
+  /** The 2026-07-28 requests running per cancellation scope (`HttpRequest.cancellationScope`). */
+  readonly scopes: CancellationScopes;
   readonly decodeLimits: DecodeLimits | undefined;
   readonly shutdownSignal: AbortSignal | undefined;
 }
@@ -156,6 +159,7 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
         sessionIdleTimeout: options.sessionIdleTimeout,
       }),
     local: new LocalSessions(),
+    scopes: new CancellationScopes(),
     decodeLimits: options.decodeLimits,
     shutdownSignal: options.shutdownSignal,
   };

@@ -68,7 +68,9 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
   const { message, modern, session } = work;
   const { id } = message;
   if (!modern && session) return runLegacyRequest(prepared, work, session);
-  const signal = request.signal;
+  const scope = request.cancellationScope;
+  const scoped = scope === undefined ? undefined : trackInScope(config, scope, id, request.signal);
+  const signal = scoped?.signal ?? request.signal;
   let slot: SubscriptionSlot | null | undefined;
   if (message.method === 'subscriptions/listen') {
     slot = config.executor.acquireSubscription();
@@ -95,6 +97,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
     },
     config.requestTimeout === undefined ? { signal } : { signal, timeout: config.requestTimeout },
   );
+  if (scoped) settled.then(scoped.untrack, scoped.untrack);
 
   let first: Outcome | MessageStream;
   try {
@@ -276,8 +279,39 @@ async function runNotification(prepared: PreparedRequest, work: Of<'notification
     if (outcome.cancel !== undefined)
       config.local.cancel(session.id, requestKey(outcome.cancel), 'notifications/cancelled');
     if (outcome.session) await config.sessions.set(session.id, outcome.session);
+  } else if (
+    outcome.type === 'none' &&
+    outcome.cancel !== undefined &&
+    request.cancellationScope !== undefined
+  ) {
+    config.scopes.cancel(request.cancellationScope, requestKey(outcome.cancel), 'notifications/cancelled');
   }
   return emptyResponse(202);
+}
+
+/**
+ * A 2026-07-28 request whose host verified a cancellation scope: aborted by a disconnect as
+ * always, and also by `notifications/cancelled` naming its id from a request of the same scope.
+ * `untrack` must run once the handler is done.
+ */
+function trackInScope(
+  config: HttpConfig,
+  scope: string,
+  id: RequestId,
+  disconnect: AbortSignal,
+): { signal: AbortSignal; untrack: () => void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort(disconnect.reason);
+  if (disconnect.aborted) abort();
+  else disconnect.addEventListener('abort', abort, { once: true });
+  const untrack = config.scopes.track(scope, requestKey(id), controller);
+  return {
+    signal: controller.signal,
+    untrack: () => {
+      disconnect.removeEventListener('abort', abort);
+      untrack();
+    },
+  };
 }
 
 async function runBatch(prepared: PreparedRequest, work: Of<'batch'>): Promise<HttpResponse> {

@@ -18,6 +18,13 @@ export interface HttpRequest {
   readonly auth?: AuthInfo;
   /** The absolute URL the client used, when the host knows it (handlers see it as `context.url`). */
   readonly url?: string;
+  /**
+   * A verified identifier of the client instance (from the host's authentication, never from an
+   * unverified header; two instances of one user must differ). On 2026-07-28, a
+   * `notifications/cancelled` from a request of the same scope stops the request it names;
+   * without a scope only a disconnect cancels.
+   */
+  readonly cancellationScope?: string;
 }
 
 /** A complete response: JSON (or an empty body for 202/204). */
