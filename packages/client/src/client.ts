@@ -259,7 +259,9 @@ export class Client {
         }
         throw error;
       }
-      if (result.resultType !== 'input_required' || this.era !== 'modern') return { result, rounds };
+      if (result.resultType !== 'input_required' || this.era !== 'modern' || options.inputRequired === 'return') {
+        return { result, rounds };
+      }
       rounds++;
       if (rounds > this.#settings.maxInputRounds) {
         throw clientError(
@@ -321,8 +323,10 @@ export class Client {
       }
       throw error;
     }
-    // Results computed from input answers are never cached.
-    if (cache && outcome.rounds === 0) cache.set(method, param, auth, outcome.result);
+    // Results computed from input answers are never cached, nor a returned input_required round.
+    if (cache && outcome.rounds === 0 && outcome.result.resultType !== 'input_required') {
+      cache.set(method, param, auth, outcome.result);
+    }
     return outcome.result;
   }
 

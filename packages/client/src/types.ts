@@ -93,6 +93,12 @@ export interface CallOptions {
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** Skip the cache for this call (the fresh result is cached). */
   fresh?: boolean;
+  /**
+   * 2026-07-28: `return` hands an `input_required` result back as it is (`inputRequests`,
+   * `requestState`) instead of answering it with the input handlers; the caller retries with
+   * `inputResponses` and `requestState` in the params (a proxy passes the round to its own client).
+   */
+  inputRequired?: 'fulfil' | 'return';
 }
 
 export interface ListOptions extends CallOptions {

@@ -167,6 +167,13 @@ export class HttpTransport implements ClientTransport {
         );
       }
       const text = await readText(body, this.#maxBytes);
+      if (response.statusCode === 404 && headers['mcp-session-id'] !== undefined) {
+        // The session is gone (initialize-based revisions): the server did not run the request.
+        throw transportError('SNODO_ERR_SESSION_EXPIRED', `HTTP 404 for ${request.method}${excerpt(text)}`, {
+          status: 404,
+          body: text.slice(0, 500),
+        });
+      }
       return this.#jsonAnswer(request, response.statusCode, type, text);
     } catch (error) {
       throw this.#failure(error, controller.signal, request, options, legacy);
