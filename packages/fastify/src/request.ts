@@ -48,6 +48,7 @@ export function toHttpRequest(request: FastifyRequest, body: Uint8Array, signal:
     remoteAddress: request.ip,
     signal,
     auth: request.mcpAuth,
+    cancellationScope: request.mcpCancellationScope,
     url: `${request.protocol}://${request.host}${request.url}`,
   };
 }

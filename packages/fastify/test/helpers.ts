@@ -14,7 +14,12 @@ import { z } from 'zod';
 import { type SnodoFastifyOptions, snodo } from '../src/index.js';
 
 export const MODERN = '2026-07-28';
-export const TOKENS: Readonly<Record<string, string>> = { 'alice-token': 'alice', 'bob-token': 'bob' };
+/** Bearer tokens the test application accepts: the user, and the client instance the token was issued to. */
+export const TOKENS: Readonly<Record<string, { principal: string; instance: string }>> = {
+  'alice-token': { principal: 'alice', instance: 'alice-laptop' },
+  'alice-phone-token': { principal: 'alice', instance: 'alice-phone' },
+  'bob-token': { principal: 'bob', instance: 'bob-laptop' },
+};
 
 /** A promise with its resolve function outside. */
 export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
@@ -119,9 +124,10 @@ export async function testApp(
         if (header === undefined || !header.startsWith('Bearer ')) {
           return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized' });
         }
-        const principal = TOKENS[header.slice('Bearer '.length)];
-        if (principal === undefined) return reply.code(403).send({ error: 'forbidden' });
-        request.mcpAuth = { principal };
+        const grant = TOKENS[header.slice('Bearer '.length)];
+        if (grant === undefined) return reply.code(403).send({ error: 'forbidden' });
+        request.mcpAuth = { principal: grant.principal };
+        request.mcpCancellationScope = grant.instance;
       });
       api.post('/echo', async (request) => ({ parsed: request.body }));
       await api.register(snodo, { runtime: testServer(probe), path: '/mcp', ...options });

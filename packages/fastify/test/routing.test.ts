@@ -214,6 +214,50 @@ describe('identity from the application', () => {
   });
 });
 
+describe('cross-request cancellation', () => {
+  it('notifications/cancelled stops a request of the same client instance only', async () => {
+    const probe = new Probe();
+    const server = await app({}, {}, probe);
+    const call = toolCall('block');
+    const running = server.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      headers: { ...call.headers, ...bearer('alice-token') },
+      payload: call.body,
+    });
+    const signal = await probe.blocked.promise;
+    const cancel = (token: string) => {
+      const notification = JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: {
+          requestId: call.id,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      });
+      return server.inject({
+        method: 'POST',
+        url: '/api/mcp',
+        headers: { ...modern('notifications/cancelled').headers, ...bearer(token) },
+        payload: notification,
+      });
+    };
+    // The same user on another device, and another user: accepted, but they cancel nothing.
+    for (const token of ['alice-phone-token', 'bob-token']) {
+      expect((await cancel(token)).statusCode).toBe(202);
+      expect(signal.aborted).toBe(false);
+    }
+    expect((await cancel('alice-token')).statusCode).toBe(202);
+    expect(signal.aborted).toBe(true);
+    await probe.blockAborted.promise;
+    const answer = await running;
+    expect(answer.body).toBe(''); // a cancelled request gets no response
+  });
+});
+
 describe('body bounds', () => {
   /** A tools/call of `echo` padded with spaces to exactly `size` bytes. */
   function echoOfSize(size: number) {
