@@ -118,7 +118,9 @@ export class StdioTransport implements ClientTransport {
     });
     // EPIPE after the child died is reported through 'exit'; nothing to do here.
     child.stdin?.on('error', () => {});
+    let spawnFailed!: () => void;
     this.#exited = new Promise<void>((resolve) => {
+      spawnFailed = resolve;
       child.once('exit', (code, signal) => {
         const error = transportError(
           this.#closing ? 'SNODO_ERR_CLOSED' : 'SNODO_ERR_CONNECTION_CLOSED',
@@ -137,6 +139,8 @@ export class StdioTransport implements ClientTransport {
         const error = transportError('SNODO_ERR_SPAWN', `${command}: ${cause.message}`, { cause });
         this.#failure = error;
         this.#pending.failAll(error);
+        // No process, so no 'exit' will come: close() has nothing to wait for.
+        spawnFailed();
         reject(error);
       });
     });
@@ -217,7 +221,7 @@ export class StdioTransport implements ClientTransport {
     const child = this.#child;
     if (!child || !this.#exited) return;
     this.#closing = true;
-    if (child.exitCode !== null || child.signalCode !== null) return this.#exited;
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return this.#exited;
     child.stdin?.end();
     const exitTimeout = this.#options.exitTimeout ?? DEFAULT_EXIT_TIMEOUT;
     const termTimeout = this.#options.termTimeout ?? DEFAULT_TERM_TIMEOUT;

@@ -1,0 +1,243 @@
+// Servers that misbehave: garbage, a stream closed midway, no answer, an exit, a refused
+// connection, an HTTP status without a JSON-RPC body. Each call fails with a clear transport error
+// within its timeout, and the client stays usable (except after a stdio server exits).
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, connect, StdioTransport, TimeoutError, TransportError } from '../src/index.js';
+import { FIXTURES } from './helpers/paths.js';
+
+const BAD_STDIO = join(FIXTURES, 'bad-stdio.mjs');
+
+describe('a misbehaving stdio server', () => {
+  let client: Client;
+  const warnings: string[] = [];
+  let onWarning: ((message: string) => void) | undefined;
+  beforeAll(async () => {
+    client = await connect(
+      { stdio: { command: process.execPath, args: [BAD_STDIO] } },
+      {
+        onWarning: (message) => {
+          warnings.push(message);
+          onWarning?.(message);
+        },
+      },
+    );
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('garbage instead of an answer: the call times out naming the bad output; the next call works', async () => {
+    const error = await client.callTool('garbage', {}, { timeout: 300 }).catch((e: unknown) => e);
+    expect(TimeoutError.is(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'SNODO_ERR_TIMEOUT', message: /this is not json/ });
+    expect(warnings.some((w) => /not a JSON-RPC message/.test(w))).toBe(true);
+    expect((await client.callTool('echo', { text: 'ok' })).content).toEqual([{ type: 'text', text: 'ok' }]);
+  });
+
+  it('no answer: the call times out; the next call works', async () => {
+    await expect(client.callTool('silent', {}, { timeout: 200 })).rejects.toMatchObject({ code: 'SNODO_ERR_TIMEOUT' });
+    expect((await client.callTool('echo', { text: 'again' })).content[0]).toMatchObject({ text: 'again' });
+  });
+
+  it('a cancelled call sends notifications/cancelled and drops the late response', async () => {
+    const dropped = new Promise<string>((resolve) => {
+      onWarning = (message) => {
+        if (/dropped a response/.test(message)) resolve(message);
+      };
+    });
+    const controller = new AbortController();
+    const call = client.callTool('late', {}, { signal: controller.signal });
+    controller.abort(new Error('not needed'));
+    await expect(call).rejects.toMatchObject({ code: 'SNODO_ERR_ABORTED' });
+    expect(await dropped).toMatch(/no pending request/);
+    expect((await client.callTool('echo', { text: 'after' })).content[0]).toMatchObject({ text: 'after' });
+  });
+
+  it('the process exits mid-call: a transport error with the exit code and stderr; later calls fail the same way', async () => {
+    const error = await client.callTool('exit').catch((e: unknown) => e);
+    expect(TransportError.is(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'SNODO_ERR_CONNECTION_CLOSED', exitCode: 3, message: /exiting on purpose/ });
+    await expect(client.callTool('echo', { text: 'x' })).rejects.toMatchObject({ code: 'SNODO_ERR_CONNECTION_CLOSED' });
+  });
+
+  it('a command that cannot start: SNODO_ERR_SPAWN', async () => {
+    await expect(connect({ stdio: { command: '/nonexistent/mcp-server' } })).rejects.toMatchObject({
+      code: 'SNODO_ERR_SPAWN',
+    });
+  });
+});
+
+describe('stdio shutdown', () => {
+  async function openAndClose(script: string) {
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
+    const transport = new StdioTransport(
+      { command: process.execPath, args: ['-e', script] },
+      { exitTimeout: 100, termTimeout: 100, onStderr: (text) => text.includes('ready') && ready() },
+    );
+    await transport.open({ message() {}, closed() {}, warning() {} });
+    await started;
+    await transport.close();
+    return transport.exit;
+  }
+
+  it('closes stdin and the server exits by itself', async () => {
+    expect(await openAndClose("process.stdin.on('end', () => process.exit(0)); process.stdin.resume(); console.error('ready')")).toEqual({
+      code: 0,
+      signal: null,
+    });
+  });
+
+  it('sends SIGTERM to a server that ignores the end of stdin', async () => {
+    expect(await openAndClose("setInterval(() => {}, 1000); console.error('ready')")).toEqual({
+      code: null,
+      signal: 'SIGTERM',
+    });
+  });
+
+  it('sends SIGKILL to a server that ignores SIGTERM too', async () => {
+    expect(
+      await openAndClose("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.error('ready')"),
+    ).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+});
+
+describe('a misbehaving HTTP server (2026-07-28)', () => {
+  let server: http.Server;
+  let url: string;
+  const seen: { method: string; headers: http.IncomingHttpHeaders }[] = [];
+  let neverClosed: Promise<void> | undefined;
+
+  beforeAll(async () => {
+    server = http.createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}');
+      seen.push({ method: body.method, headers: req.headers });
+      const reply = (result: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
+      };
+      if (req.headers.authorization !== 'Bearer t0ken') {
+        res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+        return;
+      }
+      if (body.method === 'server/discover') {
+        return reply({ resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ttlMs: 0, cacheScope: 'public' });
+      }
+      switch (body.params?.name) {
+        case 'garbage':
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc": "2.0", "id": ');
+          return;
+        case 'status':
+          res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>');
+          return;
+        case 'midstream': {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          const token = body.params._meta.progressToken;
+          res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1 } })}\n\n`);
+          res.once('finish', () => {});
+          setImmediate(() => res.socket?.destroy());
+          return;
+        }
+        case 'sse': {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          const token = body.params._meta.progressToken;
+          res.write(': keep-alive\n\n');
+          res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } })}\n\n`);
+          res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'streamed' }] } })}\n\n`);
+          return;
+        }
+        case 'never':
+          neverClosed = once(res, 'close').then(() => {});
+          return;
+        default:
+          return reply({ resultType: 'complete', content: [{ type: 'text', text: String(body.params?.arguments?.text) }] });
+      }
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const open = () => connect({ http: url }, { authorization: async () => 't0ken' });
+
+  it('sends the 2026-07-28 headers and the bearer token from the authorization hook', async () => {
+    const client = await open();
+    try {
+      await client.callTool('echo', { text: 'héllo' });
+      const call = seen.findLast((s) => s.method === 'tools/call');
+      expect(call?.headers).toMatchObject({
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'echo',
+        authorization: 'Bearer t0ken',
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('each failure is a clear transport error and the next call works', async () => {
+    const client = await open();
+    try {
+      const check = async (name: string, expected: Record<string, unknown>, options = {}) => {
+        const error = await client.callTool(name, {}, options).catch((e: unknown) => e);
+        expect(error).toMatchObject(expected);
+        expect((await client.callTool('echo', { text: name })).content[0]).toMatchObject({ text: name });
+        return error;
+      };
+      const garbage = await check('garbage', { code: 'SNODO_ERR_INVALID_MESSAGE' });
+      expect(TransportError.is(garbage)).toBe(true);
+      await check('status', { code: 'SNODO_ERR_HTTP_STATUS', status: 502, body: '<h1>Bad gateway</h1>' });
+      await check('midstream', { code: 'SNODO_ERR_CONNECTION_CLOSED' }, { onProgress: () => {} });
+      await check('never', { code: 'SNODO_ERR_TIMEOUT' }, { timeout: 200 });
+      // Closing the stream is the cancellation on 2026-07-28 HTTP: the server sees the request go.
+      await neverClosed;
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reads SSE responses, skipping comments, with progress before the result', async () => {
+    const client = await open();
+    try {
+      const progress: unknown[] = [];
+      const result = await client.callTool('sse', {}, { onProgress: (p) => progress.push(p) });
+      expect(result.content).toEqual([{ type: 'text', text: 'streamed' }]);
+      expect(progress).toEqual([{ progress: 1, total: 2 }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an HTTP status without a JSON-RPC body (401) fails connect with SNODO_ERR_HTTP_STATUS', async () => {
+    const error = await connect({ http: url }).catch((e: unknown) => e);
+    expect(TransportError.is(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'SNODO_ERR_HTTP_STATUS', status: 401 });
+  });
+
+  it('a refused connection: SNODO_ERR_CONNECTION_REFUSED', async () => {
+    const closed = http.createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    await once(closed, 'close');
+    await expect(connect({ http: `http://127.0.0.1:${port}/mcp` })).rejects.toMatchObject({
+      code: 'SNODO_ERR_CONNECTION_REFUSED',
+    });
+  });
+});
