@@ -160,7 +160,8 @@ describe.each(Object.keys(CLAIMED))(
     beforeAll(async () => {
       results = await runSuite(requirements);
       const lines = results.map(
-        (r) => `${r.passed ? 'PASS' : 'FAIL'} ${r.name}${r.passed ? '' : `: ${r.why}`}`,
+        // Unclaimed scenarios that do not pass (the tasks extension) are listed, not failed.
+        (r) => `${r.passed ? '✓' : '✗'} ${r.name}${r.passed ? '' : `: ${r.why}`}`,
       );
       const passed = results.filter((r) => r.passed).length;
       console.log(
