@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// `pnpm bench`: runs every scenario (or --only some), prints one table and writes the results.
+//   --rounds N     rounds per scenario (default 3; a scenario may cap it)
+//   --only a,b     scenario ids (see --list)
+//   --quick        tiny sizes and short runs: checks the harness, measures nothing
+//   --out PATH     where the JSON goes (default results/latest.json; results/quick.json with --quick)
+//   --list         prints the scenario ids
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { machine } from './lib/machine.mjs';
+import { runScenario } from './lib/runner.mjs';
+import { renderTable, renderTargets } from './lib/table.mjs';
+import { SCENARIOS } from './scenarios/index.mjs';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    list: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+if (values.list) {
+  for (const s of SCENARIOS) console.log(`${s.id.padEnd(16)} ${s.title}`);
+  process.exit(0);
+}
+
+const rounds = Number(values.rounds);
+if (!Number.isSafeInteger(rounds) || rounds < 1)
+  throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
+const only = values.only?.split(',').map((s) => s.trim());
+const unknown = only?.filter((id) => !SCENARIOS.some((s) => s.id === id)) ?? [];
+if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')} (see --list)`);
+const selected = SCENARIOS.filter((s) => only === undefined || only.includes(s.id));
+const here = dirname(fileURLToPath(import.meta.url));
+const out = resolve(values.out ?? `${here}/../results/${values.quick ? 'quick' : 'latest'}.json`);
+
+const log = (line) => console.error(line);
+const started = new Date();
+const host = machine();
+log(
+  `snodo bench: ${selected.length} scenarios, ${rounds} rounds${values.quick ? ', quick' : ''}; ` +
+    `${host.nproc} cores (${host.cpu}), node ${host.node}, load ${host.loadavg.join(' ')}`,
+);
+
+const results = [];
+for (const scenario of selected) {
+  log(`${scenario.id}: ${scenario.title} (budget ${scenario.budgetMs / 1000} s)`);
+  results.push(await runScenario(scenario, { rounds, quick: values.quick, log }));
+}
+
+const report = {
+  schema: 1,
+  startedAt: started.toISOString(),
+  elapsedMs: Date.now() - started.getTime(),
+  quick: values.quick,
+  rounds,
+  machine: host,
+  loadavgAtEnd: machine().loadavg,
+  scenarios: results,
+};
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+
+console.log(renderTable(results));
+console.log('');
+console.log(renderTargets(results));
+console.log('');
+console.log(
+  `${host.nproc} × ${host.cpu}, node ${host.node}, load average at start ${host.loadavg.join(' ')}; ` +
+    `${(report.elapsedMs / 1000).toFixed(0)} s; results in ${out}`,
+);

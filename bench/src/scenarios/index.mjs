@@ -1,0 +1,7 @@
+import churn from './churn.mjs';
+import httpEcho from './http-echo.mjs';
+import httpLarge from './http-large.mjs';
+import stdio from './stdio.mjs';
+
+/** Every scenario, in the order the issue lists them. */
+export const SCENARIOS = [httpEcho, httpLarge, stdio, churn];

@@ -1,0 +1,55 @@
+// 3. stdio: 10,000 pipelined echo calls over a real child process.
+import { stdioRound } from '../lib/stdio-round.mjs';
+
+const ROWS = [
+  {
+    id: 'snodo',
+    label: 'Snodo stdio (demo server), 2026-07-28',
+    role: 'ours',
+    server: 'snodo-stdio',
+    dialect: 'modern',
+  },
+  {
+    id: 'sdk-v2',
+    label: 'SDK 2.x serveStdio, 2026-07-28',
+    role: 'peer',
+    short: 'SDK 2.x',
+    server: 'v2-stdio',
+    dialect: 'modern',
+  },
+  {
+    id: 'sdk-v1',
+    label: 'SDK 1.x StdioServerTransport',
+    role: 'peer',
+    short: 'SDK 1.x',
+    server: 'v1-stdio',
+    dialect: 'legacy',
+  },
+];
+
+export default {
+  id: 'stdio',
+  title: 'stdio: pipelined echo calls',
+  budgetMs: 60_000,
+  params: (quick) => ({ calls: quick ? 200 : 10_000 }),
+  metrics: [
+    { key: 'callsPerSecond', label: 'calls/s', better: 'higher', digits: 0 },
+    { key: 'peakRssMb', label: 'server peak RSS MB', better: 'lower', digits: 0 },
+    { key: 'cpuUsPerCall', label: 'server CPU µs/call', better: 'lower', digits: 0 },
+  ],
+  primary: 'callsPerSecond',
+  rows: () => ROWS,
+  run: (row, ctx) => stdioRound({ server: row.server, dialect: row.dialect, calls: ctx.params.calls }),
+  targets(result) {
+    const ours = result.rows.find((r) => r.id === 'snodo');
+    return ['sdk-v2', 'sdk-v1'].map((peer) => {
+      const ratio = ours?.ratios?.[peer]?.median;
+      return {
+        name: `stdio ≥ 3× ${peer} calls/s`,
+        value: ratio,
+        goal: 3,
+        met: ratio === undefined ? undefined : ratio >= 3,
+      };
+    });
+  },
+};
