@@ -246,6 +246,8 @@ export class Client {
     options: SendOptions = {},
   ): Promise<{ result: Record<string, unknown>; rounds: number }> {
     let extra: Record<string, unknown> = {};
+    if (options.inputResponses !== undefined) extra.inputResponses = options.inputResponses;
+    if (options.requestState !== undefined) extra.requestState = options.requestState;
     let rounds = 0;
     let versionRetried = false;
     for (;;) {
@@ -309,7 +311,8 @@ export class Client {
   ): Promise<Record<string, unknown>> {
     const cache = this.era === 'modern' ? this.#cache : undefined;
     const auth = cache ? ((await this.#transport.authorizationKey?.()) ?? '') : '';
-    if (cache && !options.fresh) {
+    const retry = options.inputResponses !== undefined || options.requestState !== undefined;
+    if (cache && !options.fresh && !retry) {
       const hit = cache.get(method, param, auth);
       if (hit) return hit;
     }
@@ -324,7 +327,7 @@ export class Client {
       throw error;
     }
     // Results computed from input answers are never cached, nor a returned input_required round.
-    if (cache && outcome.rounds === 0 && outcome.result.resultType !== 'input_required') {
+    if (cache && outcome.rounds === 0 && !retry && outcome.result.resultType !== 'input_required') {
       cache.set(method, param, auth, outcome.result);
     }
     return outcome.result;

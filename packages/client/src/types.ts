@@ -99,6 +99,10 @@ export interface CallOptions {
    * `inputResponses` and `requestState` in the params (a proxy passes the round to its own client).
    */
   inputRequired?: 'fulfil' | 'return';
+  /** The retry of a returned `input_required` round: its answers, keyed as asked (sent as `params.inputResponses`). */
+  inputResponses?: Record<string, unknown>;
+  /** The retry of a returned `input_required` round: its `requestState`, echoed exactly (`params.requestState`). */
+  requestState?: string;
 }
 
 export interface ListOptions extends CallOptions {
