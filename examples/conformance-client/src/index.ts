@@ -18,7 +18,8 @@ const log = (...parts: unknown[]) => console.error('[conformance-client]', ...pa
 /** A value for each property of an elicitation schema: its default, else something of its type. */
 function defaults(schema: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const properties = (schema as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties;
+  const properties = (schema as { properties?: Record<string, Record<string, unknown>> } | undefined)
+    ?.properties;
   for (const [name, property] of Object.entries(properties ?? {})) {
     if (property.default !== undefined) out[name] = property.default;
     else if (property.type === 'boolean') out[name] = true;

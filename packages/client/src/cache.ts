@@ -50,7 +50,8 @@ export class ResultCache {
   /** Drops every entry of `method` (a list-changed notification, an invalid cursor), or of `method` and `param`. */
   invalidate(method: string, param?: string): void {
     for (const [key, entry] of this.#entries) {
-      if (entry.method === method && (param === undefined || entry.param === param)) this.#entries.delete(key);
+      if (entry.method === method && (param === undefined || entry.param === param))
+        this.#entries.delete(key);
     }
   }
 

@@ -13,7 +13,11 @@ import {
   type SubscriptionFilter,
 } from '@snodo/core';
 import { ResultCache } from './cache.js';
-import { DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_REQUEST_TIMEOUT, DEFAULT_SUBSCRIPTION_QUEUE } from './defaults.js';
+import {
+  DEFAULT_MAX_CACHE_ENTRIES,
+  DEFAULT_REQUEST_TIMEOUT,
+  DEFAULT_SUBSCRIPTION_QUEUE,
+} from './defaults.js';
 import { clientError, TimeoutError } from './errors.js';
 import { type ParamHeader, paramHeaderValues, toolHeaders } from './headers.js';
 import { fulfilInputRequests, serverRequestAnswer } from './input.js';
@@ -93,7 +97,9 @@ export class Client {
     this.#transport = transport;
     this.#settings = settings;
     this.#capabilities = settings.capabilities;
-    this.#cache = settings.cache ? new ResultCache(settings.cacheEntries ?? DEFAULT_MAX_CACHE_ENTRIES) : undefined;
+    this.#cache = settings.cache
+      ? new ResultCache(settings.cacheEntries ?? DEFAULT_MAX_CACHE_ENTRIES)
+      : undefined;
   }
 
   /** @internal The sink `connect` opens the transport with. */
@@ -201,7 +207,8 @@ export class Client {
       );
     if (userSignal?.aborted) onAbort();
     else userSignal?.addEventListener('abort', onAbort, { once: true });
-    if (token !== undefined && options.onProgress) this.#progress.set(token, { onProgress: options.onProgress });
+    if (token !== undefined && options.onProgress)
+      this.#progress.set(token, { onProgress: options.onProgress });
     options.onId?.(id);
     let response: JsonRpcResponse;
     try {
@@ -230,7 +237,10 @@ export class Client {
       const type = typed.resultType;
       const mrtr = type === 'input_required' && MRTR_METHODS.has(method);
       if (type !== undefined && type !== 'complete' && !mrtr) {
-        throw clientError('SNODO_ERR_INVALID_RESULT', `${method} answered resultType ${JSON.stringify(type)}`);
+        throw clientError(
+          'SNODO_ERR_INVALID_RESULT',
+          `${method} answered resultType ${JSON.stringify(type)}`,
+        );
       }
     }
     return typed;
@@ -261,7 +271,11 @@ export class Client {
         }
         throw error;
       }
-      if (result.resultType !== 'input_required' || this.era !== 'modern' || options.inputRequired === 'return') {
+      if (
+        result.resultType !== 'input_required' ||
+        this.era !== 'modern' ||
+        options.inputRequired === 'return'
+      ) {
         return { result, rounds };
       }
       rounds++;
@@ -348,7 +362,9 @@ export class Client {
     const serverInfo = (result._meta as Record<string, unknown> | undefined)?.[META.serverInfo];
     return {
       ...result,
-      supportedVersions: Array.isArray(result.supportedVersions) ? (result.supportedVersions as string[]) : [],
+      supportedVersions: Array.isArray(result.supportedVersions)
+        ? (result.supportedVersions as string[])
+        : [],
       capabilities: (result.capabilities ?? {}) as ServerCapabilities,
       ...(serverInfo === undefined ? {} : { serverInfo: serverInfo as Implementation }),
     };
@@ -362,10 +378,18 @@ export class Client {
       throw clientError('SNODO_ERR_INVALID_RESULT', `the result of ${method} has no ${key} array`);
     }
     const next = result.nextCursor;
-    return { items: items as T[], nextCursor: typeof next === 'string' && next !== '' ? next : undefined, result };
+    return {
+      items: items as T[],
+      nextCursor: typeof next === 'string' && next !== '' ? next : undefined,
+      result,
+    };
   }
 
-  async #all<T>(page: (options: ListOptions) => Promise<Page<T>>, method: string, options: CallOptions): Promise<T[]> {
+  async #all<T>(
+    page: (options: ListOptions) => Promise<Page<T>>,
+    method: string,
+    options: CallOptions,
+  ): Promise<T[]> {
     const out: T[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
@@ -374,12 +398,18 @@ export class Client {
       out.push(...items);
       if (nextCursor === undefined) return out;
       if (seen.has(nextCursor)) {
-        throw clientError('SNODO_ERR_INVALID_RESULT', `${method} returned the cursor ${JSON.stringify(nextCursor)} twice`);
+        throw clientError(
+          'SNODO_ERR_INVALID_RESULT',
+          `${method} returned the cursor ${JSON.stringify(nextCursor)} twice`,
+        );
       }
       seen.add(nextCursor);
       cursor = nextCursor;
     }
-    throw clientError('SNODO_ERR_PAGE_LIMIT', `${method} has more than ${this.#settings.maxPages} pages (maxPages)`);
+    throw clientError(
+      'SNODO_ERR_PAGE_LIMIT',
+      `${method} has more than ${this.#settings.maxPages} pages (maxPages)`,
+    );
   }
 
   /**
@@ -517,12 +547,14 @@ export class Client {
           this.#listens.set(key, entry);
         },
       },
-    ).then(
-      () => subscription.end(),
-      (error: unknown) => subscription.end(controller.signal.aborted ? undefined : error),
-    ).finally(() => {
-      if (key !== undefined) this.#listens.delete(key);
-    });
+    )
+      .then(
+        () => subscription.end(),
+        (error: unknown) => subscription.end(controller.signal.aborted ? undefined : error),
+      )
+      .finally(() => {
+        if (key !== undefined) this.#listens.delete(key);
+      });
     return subscription;
   }
 
@@ -597,7 +629,9 @@ export class Client {
     } else if (method === 'notifications/cancelled') {
       const id = params.requestId;
       if (typeof id === 'string' || typeof id === 'number') {
-        this.#serverRequests.get(idKey(id))?.abort(new Error(String(params.reason ?? 'cancelled by the server')));
+        this.#serverRequests
+          .get(idKey(id))
+          ?.abort(new Error(String(params.reason ?? 'cancelled by the server')));
         // stdio: the server ends a listen subscription this way.
         this.#listens.get(idKey(id))?.subscription.end();
       }
@@ -637,9 +671,14 @@ export class Client {
       .then((answer): JsonRpcResponse => ({ jsonrpc: '2.0', id: request.id, ...answer }) as JsonRpcResponse)
       .then((response) => {
         if (controller.signal.aborted) return;
-        return this.#transport.respond(response, { protocolVersion: version, signal: new AbortController().signal });
+        return this.#transport.respond(response, {
+          protocolVersion: version,
+          signal: new AbortController().signal,
+        });
       })
-      .catch((error: unknown) => this.#settings.onWarning?.(`answering ${request.method} failed: ${String(error)}`))
+      .catch((error: unknown) =>
+        this.#settings.onWarning?.(`answering ${request.method} failed: ${String(error)}`),
+      )
       .finally(() => this.#serverRequests.delete(key));
   }
 
@@ -653,7 +692,9 @@ export class Client {
   /** Ends every subscription and closes the transport (stdio: stops the process; HTTP: ends the session). Idempotent. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      const subscriptions = [...this.#listens.values(), ...this.#legacyListens].map((entry) => entry.subscription);
+      const subscriptions = [...this.#listens.values(), ...this.#legacyListens].map(
+        (entry) => entry.subscription,
+      );
       for (const subscription of subscriptions) subscription.end();
       this.#legacyListens.clear();
       this.#cache?.clear();
@@ -663,7 +704,11 @@ export class Client {
   }
 
   /** @internal The raw send path, for `connect`'s negotiation. */
-  send(method: string, params: Record<string, unknown> | undefined, options: SendOptions): Promise<Record<string, unknown>> {
+  send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: SendOptions,
+  ): Promise<Record<string, unknown>> {
     return this.#send(method, params, options);
   }
 }
@@ -692,4 +737,3 @@ function stdioHint(transport: ClientTransport): string {
   const last = (transport as { lastInvalidOutput?: string }).lastInvalidOutput;
   return last === undefined ? '' : ` (the server's last output that was not JSON-RPC: ${last})`;
 }
-

@@ -53,7 +53,12 @@ export async function connect(target: Target, options: ConnectOptions = {}): Pro
   const client = new Client(transport, settings);
   try {
     await transport.open(client.sink());
-    const negotiated = await negotiate(client, transport.kind, transport.probeNeedsTimeout === true, settings);
+    const negotiated = await negotiate(
+      client,
+      transport.kind,
+      transport.probeNeedsTimeout === true,
+      settings,
+    );
     client.negotiated(negotiated);
     return client;
   } catch (error) {

@@ -68,7 +68,9 @@ export class TransportError extends SnodoError {
 
   static override is(value: unknown): value is TransportError {
     return (
-      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TRANSPORT_BRAND] === true
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[TRANSPORT_BRAND] === true
     );
   }
 }
@@ -86,14 +88,20 @@ export class TimeoutError extends SnodoError {
 
   static override is(value: unknown): value is TimeoutError {
     return (
-      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TIMEOUT_BRAND] === true
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[TIMEOUT_BRAND] === true
     );
   }
 }
 
 /** A local client error (not transport, not timeout) with its table message and a detail. */
 export function clientError(code: ClientErrorCode, detail: string, cause?: unknown): SnodoError {
-  return new SnodoError(code, `${CLIENT_ERRORS[code]}: ${detail}`, cause === undefined ? undefined : { cause });
+  return new SnodoError(
+    code,
+    `${CLIENT_ERRORS[code]}: ${detail}`,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 export function transportError(

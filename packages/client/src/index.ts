@@ -22,12 +22,18 @@ export {
   TransportError,
   type TransportErrorDetails,
 } from './errors.js';
-export { encodeHeaderValue, type ParamHeader, paramHeaderValues, type ToolHeaders, toolHeaders } from './headers.js';
+export {
+  encodeHeaderValue,
+  type ParamHeader,
+  paramHeaderValues,
+  type ToolHeaders,
+  toolHeaders,
+} from './headers.js';
 export { Subscription } from './subscription.js';
 export type { ClientTransport, SendOptions, TransportSink } from './transport.js';
 export { DirectTransport } from './transports/direct.js';
-export { HttpTransport, type HttpOptions } from './transports/http.js';
-export { StdioTransport, type StdioOptions, type StdioTarget } from './transports/stdio.js';
+export { type HttpOptions, HttpTransport } from './transports/http.js';
+export { type StdioOptions, type StdioTarget, StdioTransport } from './transports/stdio.js';
 export type {
   CallOptions,
   CallToolResult,

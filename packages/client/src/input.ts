@@ -19,7 +19,10 @@ function handlerFor(settings: Settings, method: string) {
 /** A result object for the wire: a plain object, without `resultType` (input responses carry none). */
 function plain(method: string, value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw clientError('SNODO_ERR_INVALID_RESULT', `the ${method} handler returned ${typeof value}, not an object`);
+    throw clientError(
+      'SNODO_ERR_INVALID_RESULT',
+      `the ${method} handler returned ${typeof value}, not an object`,
+    );
   }
   const { resultType: _, ...rest } = value as Record<string, unknown>;
   return rest;
@@ -43,11 +46,17 @@ export async function fulfilInputRequests(
     Object.entries(requests as Record<string, unknown>).map(async ([key, request]) => {
       const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
       if (typeof method !== 'string' || !(method in HANDLERS)) {
-        throw clientError('SNODO_ERR_INVALID_RESULT', `input request ${JSON.stringify(key)} has an unknown method`);
+        throw clientError(
+          'SNODO_ERR_INVALID_RESULT',
+          `input request ${JSON.stringify(key)} has an unknown method`,
+        );
       }
       const handler = handlerFor(settings, method);
       if (!handler) {
-        throw clientError('SNODO_ERR_NO_INPUT_HANDLER', `the server asked for ${method} (input ${JSON.stringify(key)})`);
+        throw clientError(
+          'SNODO_ERR_NO_INPUT_HANDLER',
+          `the server asked for ${method} (input ${JSON.stringify(key)})`,
+        );
       }
       const answer = await handler((params ?? {}) as Record<string, unknown>, context);
       return [key, plain(method, answer)] as const;
@@ -66,7 +75,10 @@ export async function serverRequestAnswer(
   const handler = handlerFor(settings, request.method);
   if (!handler) return { error: { code: -32601, message: `Method not found: ${request.method}` } };
   try {
-    const answer = await handler((request.params ?? {}) as Record<string, unknown>, { signal, via: 'request' });
+    const answer = await handler((request.params ?? {}) as Record<string, unknown>, {
+      signal,
+      via: 'request',
+    });
     return { result: plain(request.method, answer) };
   } catch (error) {
     if (ProtocolError.is(error)) {

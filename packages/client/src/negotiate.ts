@@ -21,7 +21,11 @@ export interface Negotiated {
 }
 
 type Probe =
-  | { readonly kind: 'modern'; readonly version: ProtocolVersion; readonly result: Record<string, unknown> | undefined }
+  | {
+      readonly kind: 'modern';
+      readonly version: ProtocolVersion;
+      readonly result: Record<string, unknown> | undefined;
+    }
   | { readonly kind: 'legacy'; readonly why: string; readonly offer?: ProtocolVersion };
 
 /**
@@ -35,14 +39,24 @@ type Probe =
  *   initialize-based revision, then `notifications/initialized`.
  * Connection failures (refused, the process exiting) are not fallbacks: they throw.
  */
-export async function negotiate(client: Client, transportKind: string, probeNeedsTimeout: boolean, settings: Settings): Promise<Negotiated> {
+export async function negotiate(
+  client: Client,
+  transportKind: string,
+  probeNeedsTimeout: boolean,
+  settings: Settings,
+): Promise<Negotiated> {
   const allowed = settings.protocolVersions;
   const modern = allowed.filter((v) => MODERN_VERSIONS.includes(v));
   const legacy = allowed.filter((v) => LEGACY_VERSIONS.includes(v));
   let probeFailure: string | undefined;
   let offer = legacy[0];
   if (modern.length > 0) {
-    const probe = await probeModern(client, modern, legacy, probeNeedsTimeout ? settings.probeTimeout : settings.timeout);
+    const probe = await probeModern(
+      client,
+      modern,
+      legacy,
+      probeNeedsTimeout ? settings.probeTimeout : settings.timeout,
+    );
     if (probe.kind === 'modern') {
       if (probe.result) return fromDiscover(probe.version, probe.result);
       // A recognised modern error without a DiscoverResult: modern, capabilities unknown.
@@ -78,7 +92,11 @@ async function probeModern(
         continue;
       }
       const older = legacy.find((v) => supported.includes(v));
-      return { kind: 'legacy', why: `server/discover lists ${supported.join(', ') || 'no revision'}`, ...(older ? { offer: older } : {}) };
+      return {
+        kind: 'legacy',
+        why: `server/discover lists ${supported.join(', ') || 'no revision'}`,
+        ...(older ? { offer: older } : {}),
+      };
     } catch (error) {
       if (ProtocolError.is(error)) {
         if (error.code === -32022) {
@@ -91,18 +109,28 @@ async function probeModern(
             }
             const older = legacy.find((v) => supported.includes(v));
             if (older !== undefined || common === undefined) {
-              return { kind: 'legacy', why: `-32022: the server supports ${supported.join(', ')}`, ...(older ? { offer: older } : {}) };
+              return {
+                kind: 'legacy',
+                why: `-32022: the server supports ${supported.join(', ')}`,
+                ...(older ? { offer: older } : {}),
+              };
             }
           }
         }
-        if (error.code === -32020 || error.code === -32021) return { kind: 'modern', version, result: undefined };
+        if (error.code === -32020 || error.code === -32021)
+          return { kind: 'modern', version, result: undefined };
         return { kind: 'legacy', why: `server/discover answered ${error.code} ${error.message}` };
       }
-      if (TimeoutError.is(error)) return { kind: 'legacy', why: `server/discover got no answer within ${timeout} ms` };
-      if (TransportError.is(error) && (error.code === 'SNODO_ERR_HTTP_STATUS' || error.code === 'SNODO_ERR_INVALID_MESSAGE')) {
+      if (TimeoutError.is(error))
+        return { kind: 'legacy', why: `server/discover got no answer within ${timeout} ms` };
+      if (
+        TransportError.is(error) &&
+        (error.code === 'SNODO_ERR_HTTP_STATUS' || error.code === 'SNODO_ERR_INVALID_MESSAGE')
+      ) {
         return { kind: 'legacy', why: error.message };
       }
-      if (SnodoError.is(error) && error.code === 'SNODO_ERR_INVALID_RESULT') return { kind: 'legacy', why: error.message };
+      if (SnodoError.is(error) && error.code === 'SNODO_ERR_INVALID_RESULT')
+        return { kind: 'legacy', why: error.message };
       throw error;
     }
   }

@@ -50,7 +50,15 @@ export function resolveSettings(options: ConnectOptions): Settings {
       );
     }
   }
-  for (const name of ['onElicit', 'onSample', 'onRoots', 'onNotification', 'onWarning', 'onStderr', 'authorization'] as const) {
+  for (const name of [
+    'onElicit',
+    'onSample',
+    'onRoots',
+    'onNotification',
+    'onWarning',
+    'onStderr',
+    'authorization',
+  ] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw optionError(`${name} must be a function`);
     }
@@ -82,7 +90,9 @@ export function resolveSettings(options: ConnectOptions): Settings {
     maxPages: positive('maxPages', options.maxPages, DEFAULT_MAX_PAGES),
     cache: cache !== false,
     cacheEntries:
-      typeof cache === 'object' ? positive('cache.maxEntries', cache.maxEntries, Number.POSITIVE_INFINITY) : undefined,
+      typeof cache === 'object'
+        ? positive('cache.maxEntries', cache.maxEntries, Number.POSITIVE_INFINITY)
+        : undefined,
     logLevel: options.logLevel,
   };
 }
@@ -91,7 +101,9 @@ function timeout(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (value === 0 || value === Number.POSITIVE_INFINITY) return 0;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT) {
-    throw optionError(`${name} must be an integer number of ms from 1 to ${MAX_TIMEOUT}, or 0/Infinity for none`);
+    throw optionError(
+      `${name} must be an integer number of ms from 1 to ${MAX_TIMEOUT}, or 0/Infinity for none`,
+    );
   }
   return value;
 }

@@ -16,8 +16,10 @@ export class Subscription implements AsyncIterable<JsonRpcNotification> {
   #resolveReady!: (filter: SubscriptionFilter) => void;
   #rejectReady!: (error: unknown) => void;
   readonly #items: JsonRpcNotification[] = [];
-  readonly #waiters: { resolve(result: IteratorResult<JsonRpcNotification>): void; reject(error: unknown): void }[] =
-    [];
+  readonly #waiters: {
+    resolve(result: IteratorResult<JsonRpcNotification>): void;
+    reject(error: unknown): void;
+  }[] = [];
   #ended = false;
   #error: unknown;
   #closing: Promise<void> | undefined;
@@ -52,7 +54,10 @@ export class Subscription implements AsyncIterable<JsonRpcNotification> {
     }
     if (this.#items.length >= this.limit) {
       this.end(
-        clientError('SNODO_ERR_SUBSCRIPTION_OVERFLOW', `more than ${this.limit} notifications were left unread`),
+        clientError(
+          'SNODO_ERR_SUBSCRIPTION_OVERFLOW',
+          `more than ${this.limit} notifications were left unread`,
+        ),
       );
       this.close().catch(() => {});
       return;
@@ -65,7 +70,9 @@ export class Subscription implements AsyncIterable<JsonRpcNotification> {
     if (this.#ended) return;
     this.#ended = true;
     this.#error = error;
-    this.#rejectReady(error ?? clientError('SNODO_ERR_CLOSED', 'the subscription ended before it was acknowledged'));
+    this.#rejectReady(
+      error ?? clientError('SNODO_ERR_CLOSED', 'the subscription ended before it was acknowledged'),
+    );
     for (const waiter of this.#waiters.splice(0)) {
       if (error === undefined) waiter.resolve({ value: undefined, done: true });
       else waiter.reject(error);

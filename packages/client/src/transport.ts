@@ -1,9 +1,4 @@
-import type {
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  ProtocolVersion,
-} from '@snodo/core';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, ProtocolVersion } from '@snodo/core';
 
 /**
  * What the client tells a transport about each message it sends.

@@ -11,9 +11,9 @@ import type {
   ServerCapabilities,
   SubscriptionFilter,
 } from '@snodo/core';
+import type { ClientTransport } from './transport.js';
 import type { HttpOptions } from './transports/http.js';
 import type { StdioOptions, StdioTarget } from './transports/stdio.js';
-import type { ClientTransport } from './transport.js';
 
 export type { CallToolResult, ContentBlock, ResourceContents, SubscriptionFilter };
 

@@ -8,7 +8,10 @@ import { DISCOVER, INITIALIZE, ScriptedTransport } from './helpers/scripted.js';
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CAPS = 'io.modelcontextprotocol/clientCapabilities';
 
-function legacyServer(version = '2025-11-25', discover: unknown = { error: { code: -32601, message: 'Method not found' } }) {
+function legacyServer(
+  version = '2025-11-25',
+  discover: unknown = { error: { code: -32601, message: 'Method not found' } },
+) {
   return new ScriptedTransport((request) => {
     if (request.method === 'server/discover') return discover as never;
     if (request.method === 'initialize') return INITIALIZE(version);
@@ -50,13 +53,20 @@ describe('negotiation', () => {
   it('falls back when the probe times out (a silent legacy server)', async () => {
     const transport = legacyServer('2025-06-18', 'silent');
     transport.probeNeedsTimeout = true;
-    const client = await connect({ transport }, { probeTimeout: 50, protocolVersions: ['2026-07-28', '2025-06-18'] });
+    const client = await connect(
+      { transport },
+      { probeTimeout: 50, protocolVersions: ['2026-07-28', '2025-06-18'] },
+    );
     expect(client.protocolVersion).toBe('2025-06-18');
   });
 
   it('offers the older revision -32022 names, and retries discover on -32022 naming 2026-07-28', async () => {
     const older = legacyServer('2025-03-26', {
-      error: { code: -32022, message: 'Unsupported', data: { supported: ['2025-03-26'], requested: '2026-07-28' } },
+      error: {
+        code: -32022,
+        message: 'Unsupported',
+        data: { supported: ['2025-03-26'], requested: '2026-07-28' },
+      },
     });
     expect((await connect({ transport: older })).protocolVersion).toBe('2025-03-26');
     expect(older.requests('initialize')[0]?.params?.protocolVersion).toBe('2025-03-26');
@@ -65,7 +75,13 @@ describe('negotiation', () => {
     const picky = new ScriptedTransport((r) => {
       if (first) {
         first = false;
-        return { error: { code: -32022, message: 'Unsupported', data: { supported: ['2026-07-28'], requested: 'x' } } };
+        return {
+          error: {
+            code: -32022,
+            message: 'Unsupported',
+            data: { supported: ['2026-07-28'], requested: 'x' },
+          },
+        };
       }
       return r.method === 'server/discover' ? DISCOVER : {};
     });
@@ -84,7 +100,9 @@ describe('negotiation', () => {
   });
 
   it('fails with SNODO_ERR_NEGOTIATION when protocolVersions excludes what the server speaks', async () => {
-    await expect(connect({ transport: legacyServer() }, { protocolVersions: ['2026-07-28'] })).rejects.toMatchObject({
+    await expect(
+      connect({ transport: legacyServer() }, { protocolVersions: ['2026-07-28'] }),
+    ).rejects.toMatchObject({
       code: 'SNODO_ERR_NEGOTIATION',
     });
     const transport = legacyServer('2025-11-25');
@@ -95,9 +113,9 @@ describe('negotiation', () => {
   });
 
   it('validates options once, naming the option', async () => {
-    await expect(connect({ transport: legacyServer() }, { protocolVersions: ['1999-01-01' as never] })).rejects.toThrow(
-      /protocolVersions/,
-    );
+    await expect(
+      connect({ transport: legacyServer() }, { protocolVersions: ['1999-01-01' as never] }),
+    ).rejects.toThrow(/protocolVersions/);
     await expect(connect({ transport: legacyServer() }, { timeout: -1 })).rejects.toMatchObject({
       code: 'SNODO_ERR_INVALID_OPTION',
     });
@@ -126,7 +144,9 @@ describe('results and errors', () => {
 
   it('throws ProtocolError with code, message and data for a JSON-RPC error', async () => {
     const client = await connect({
-      transport: modern(() => ({ error: { code: -32602, message: 'Unknown tool: nope', data: { name: 'nope' } } })),
+      transport: modern(() => ({
+        error: { code: -32602, message: 'Unknown tool: nope', data: { name: 'nope' } },
+      })),
     });
     const error = await client.callTool('nope').catch((e: unknown) => e);
     expect(ProtocolError.is(error)).toBe(true);
@@ -138,7 +158,13 @@ describe('results and errors', () => {
     let calls = 0;
     const transport = modern(() =>
       ++calls === 1
-        ? { error: { code: -32022, message: 'Unsupported', data: { supported: ['2026-07-28'], requested: '?' } } }
+        ? {
+            error: {
+              code: -32022,
+              message: 'Unsupported',
+              data: { supported: ['2026-07-28'], requested: '?' },
+            },
+          }
         : { tools: [], resultType: 'complete' },
     );
     const client = await connect({ transport });
@@ -149,9 +175,13 @@ describe('results and errors', () => {
   });
 
   it('times out with TimeoutError and stays usable', async () => {
-    const transport = modern((r) => ((r.params as { name?: string }).name === 'slow' ? 'silent' : { content: [] }));
+    const transport = modern((r) =>
+      (r.params as { name?: string }).name === 'slow' ? 'silent' : { content: [] },
+    );
     const client = await connect({ transport });
-    await expect(client.callTool('slow', {}, { timeout: 30 })).rejects.toMatchObject({ code: 'SNODO_ERR_TIMEOUT' });
+    await expect(client.callTool('slow', {}, { timeout: 30 })).rejects.toMatchObject({
+      code: 'SNODO_ERR_TIMEOUT',
+    });
     await expect(client.callTool('fast')).resolves.toEqual({ content: [] });
   });
 
@@ -167,7 +197,11 @@ describe('results and errors', () => {
     const transport = modern((r) => {
       const cursor = (r.params as { cursor?: string }).cursor;
       const n = cursor === undefined ? 0 : Number(cursor);
-      return { resultType: 'complete', tools: [{ name: `t${n}`, inputSchema: { type: 'object' } }], nextCursor: n < 4 ? String(n + 1) : undefined };
+      return {
+        resultType: 'complete',
+        tools: [{ name: `t${n}`, inputSchema: { type: 'object' } }],
+        nextCursor: n < 4 ? String(n + 1) : undefined,
+      };
     });
     const client = await connect({ transport }, { maxPages: 5 });
     expect((await client.allTools()).map((t) => t.name)).toEqual(['t0', 't1', 't2', 't3', 't4']);
@@ -180,32 +214,51 @@ describe('results and errors', () => {
 });
 
 describe('MRTR (2026-07-28)', () => {
-  const elicit = { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object' } } };
+  const elicit = {
+    method: 'elicitation/create',
+    params: { message: 'Name?', requestedSchema: { type: 'object' } },
+  };
 
   it('retries with a new id, the same params, inputResponses and the exact requestState', async () => {
     const transport = modern((r) => {
       const p = r.params as Record<string, unknown>;
       if (p.inputResponses === undefined) {
-        return { resultType: 'input_required', inputRequests: { who: elicit, roots: { method: 'roots/list' } }, requestState: 'opaque "state" ✓' };
+        return {
+          resultType: 'input_required',
+          inputRequests: { who: elicit, roots: { method: 'roots/list' } },
+          requestState: 'opaque "state" ✓',
+        };
       }
       return { resultType: 'complete', content: [{ type: 'text', text: 'done' }] };
     });
     const client = await connect(
       { transport },
       {
-        onElicit: (params) => ({ action: 'accept', content: { name: String(params.message) }, resultType: 'x' }),
+        onElicit: (params) => ({
+          action: 'accept',
+          content: { name: String(params.message) },
+          resultType: 'x',
+        }),
         onRoots: () => ({ roots: [{ uri: 'file:///w' }] }),
       },
     );
     expect((await client.callTool('ask', { q: 1 })).content).toEqual([{ type: 'text', text: 'done' }]);
     const [first, retry] = transport.requests('tools/call');
     expect(retry?.id).not.toBe(first?.id);
-    const { _meta: m1, ...p1 } = first?.params as Record<string, unknown>;
-    const { _meta: m2, inputResponses, requestState, ...p2 } = retry?.params as Record<string, unknown>;
+    const { _meta: m1, ...p1 } = (first?.params ?? {}) as Record<string, unknown>;
+    const {
+      _meta: m2,
+      inputResponses,
+      requestState,
+      ...p2
+    } = (retry?.params ?? {}) as Record<string, unknown>;
     expect(p2).toEqual(p1);
     expect(m2).toEqual(m1);
     expect(requestState).toBe('opaque "state" ✓');
-    expect(inputResponses).toEqual({ who: { action: 'accept', content: { name: 'Name?' } }, roots: { roots: [{ uri: 'file:///w' }] } });
+    expect(inputResponses).toEqual({
+      who: { action: 'accept', content: { name: 'Name?' } },
+      roots: { roots: [{ uri: 'file:///w' }] },
+    });
     expect((m1 as Record<string, unknown>)[META_CAPS]).toEqual({ elicitation: {}, roots: {} });
   });
 
@@ -219,7 +272,9 @@ describe('MRTR (2026-07-28)', () => {
     });
     const client = await connect({ transport }, { onElicit: () => ({ action: 'decline' }) });
     await client.getPrompt('p');
-    const [, second, third] = transport.requests('prompts/get').map((r) => r.params as Record<string, unknown>);
+    const [, second, third] = transport
+      .requests('prompts/get')
+      .map((r) => r.params as Record<string, unknown>);
     expect(second).not.toHaveProperty('requestState');
     expect(second?.inputResponses).toEqual({ who: { action: 'decline' } });
     expect(third).toMatchObject({ requestState: 'busy' });
@@ -231,12 +286,16 @@ describe('MRTR (2026-07-28)', () => {
     const client = await connect({ transport }, { maxInputRounds: 3 });
     await expect(client.callTool('loop')).rejects.toMatchObject({ code: 'SNODO_ERR_INPUT_ROUNDS' });
     expect(transport.requests('tools/call')).toHaveLength(4);
-    const asks = await connect({ transport: modern(() => ({ resultType: 'input_required', inputRequests: { who: elicit } })) });
+    const asks = await connect({
+      transport: modern(() => ({ resultType: 'input_required', inputRequests: { who: elicit } })),
+    });
     await expect(asks.callTool('ask')).rejects.toMatchObject({ code: 'SNODO_ERR_NO_INPUT_HANDLER' });
   });
 
   it('refuses input_required on a method that cannot ask for input', async () => {
-    const client = await connect({ transport: modern(() => ({ resultType: 'input_required', requestState: 's' })) });
+    const client = await connect({
+      transport: modern(() => ({ resultType: 'input_required', requestState: 's' })),
+    });
     await expect(client.listTools()).rejects.toMatchObject({ code: 'SNODO_ERR_INVALID_RESULT' });
   });
 });
@@ -245,10 +304,21 @@ describe('caching (2026-07-28)', () => {
   function cachedServer() {
     let version = 0;
     return modern((r) => {
-      if (r.method === 'tools/list') return { resultType: 'complete', tools: [{ name: `v${version++}`, inputSchema: {} }], ttlMs: 60_000, cacheScope: 'public' };
+      if (r.method === 'tools/list')
+        return {
+          resultType: 'complete',
+          tools: [{ name: `v${version++}`, inputSchema: {} }],
+          ttlMs: 60_000,
+          cacheScope: 'public',
+        };
       if (r.method === 'resources/read') {
         const uri = (r.params as { uri: string }).uri;
-        return { resultType: 'complete', contents: [{ uri, text: `read ${version++}` }], ttlMs: 60_000, cacheScope: 'private' };
+        return {
+          resultType: 'complete',
+          contents: [{ uri, text: `read ${version++}` }],
+          ttlMs: 60_000,
+          cacheScope: 'private',
+        };
       }
       return { resultType: 'complete' };
     });
@@ -276,12 +346,20 @@ describe('caching (2026-07-28)', () => {
     await client.readResource('a://1');
     await client.readResource('a://2');
     transport.sink?.message({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    transport.sink?.message({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'a://1' } });
+    transport.sink?.message({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri: 'a://1' },
+    });
     await client.listTools();
     await client.readResource('a://1');
     await client.readResource('a://2');
     expect(transport.requests('tools/list')).toHaveLength(2);
-    expect(transport.requests('resources/read').map((r) => (r.params as { uri: string }).uri)).toEqual(['a://1', 'a://2', 'a://1']);
+    expect(transport.requests('resources/read').map((r) => (r.params as { uri: string }).uri)).toEqual([
+      'a://1',
+      'a://2',
+      'a://1',
+    ]);
   });
 
   it('keys private entries by the authorization in use', async () => {
@@ -315,7 +393,8 @@ describe('listen demultiplexing', () => {
     const pending = new Map<unknown, (value: unknown) => void>();
     const transport = new ScriptedTransport((r) => {
       if (r.method === 'server/discover') return DISCOVER;
-      if (r.method === 'subscriptions/listen') return new Promise((resolve) => pending.set(r.id, resolve as never)) as never;
+      if (r.method === 'subscriptions/listen')
+        return new Promise((resolve) => pending.set(r.id, resolve as never)) as never;
       return {};
     });
     const client = await connect({ transport });
@@ -323,12 +402,28 @@ describe('listen demultiplexing', () => {
     const two = client.listen({ resourceSubscriptions: ['a://1'] });
     const [l1, l2] = transport.requests('subscriptions/listen');
     const tag = (id: unknown) => ({ _meta: { 'io.modelcontextprotocol/subscriptionId': id } });
-    transport.sink?.message({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, ...tag(l1?.id) } });
-    transport.sink?.message({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { resourceSubscriptions: ['a://1'] }, ...tag(l2?.id) } });
+    transport.sink?.message({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { toolsListChanged: true }, ...tag(l1?.id) },
+    });
+    transport.sink?.message({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { resourceSubscriptions: ['a://1'] }, ...tag(l2?.id) },
+    });
     expect(await one.ready).toEqual({ toolsListChanged: true });
     expect(await two.ready).toEqual({ resourceSubscriptions: ['a://1'] });
-    transport.sink?.message({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'a://1', ...tag(l2?.id) } });
-    transport.sink?.message({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: tag(l1?.id) });
+    transport.sink?.message({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri: 'a://1', ...tag(l2?.id) },
+    });
+    transport.sink?.message({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: tag(l1?.id),
+    });
     pending.get(l1?.id)?.({ resultType: 'complete', ...tag(l1?.id) });
     const seen: string[] = [];
     for await (const n of one) seen.push(n.method);

@@ -20,9 +20,13 @@ const SCENARIOS: [string, string][] = [
     'json-schema-ref-no-deref',
     'json-schema-2020-12-preservation',
   ].map((name): [string, string] => ['2026-07-28', name]),
-  ...['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry', 'json-schema-2020-12-preservation'].map(
-    (name): [string, string] => ['2025-11-25', name],
-  ),
+  ...[
+    'initialize',
+    'tools_call',
+    'elicitation-sep1034-client-defaults',
+    'sse-retry',
+    'json-schema-2020-12-preservation',
+  ].map((name): [string, string] => ['2025-11-25', name]),
   ...['initialize', 'tools_call'].map((name): [string, string] => ['2025-06-18', name]),
 ];
 
@@ -77,13 +81,17 @@ async function checksIn(dir: string): Promise<Check[]> {
 }
 
 describe.concurrent('conformance suite client scenarios', () => {
-  it.each(SCENARIOS)('%s %s passes with no failure or warning', async (version, scenario) => {
-    const out = join(results, `${version}-${scenario}`);
-    const { code, output } = await run(version, scenario, out);
-    const checks = await checksIn(out);
-    const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
-    expect(bad, output.slice(-3_000)).toEqual([]);
-    expect(checks.filter((c) => c.status === 'SUCCESS').length).toBeGreaterThan(0);
-    expect(code, output.slice(-3_000)).toBe(0);
-  }, 60_000);
+  it.each(SCENARIOS)(
+    '%s %s passes with no failure or warning',
+    async (version, scenario) => {
+      const out = join(results, `${version}-${scenario}`);
+      const { code, output } = await run(version, scenario, out);
+      const checks = await checksIn(out);
+      const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
+      expect(bad, output.slice(-3_000)).toEqual([]);
+      expect(checks.filter((c) => c.status === 'SUCCESS').length).toBeGreaterThan(0);
+      expect(code, output.slice(-3_000)).toBe(0);
+    },
+    60_000,
+  );
 });

@@ -70,50 +70,72 @@ const answerAda: ConnectOptions['onElicit'] = () => ({ action: 'accept', content
 const legacyHttpLacks = (kind: Kind, version: ProtocolVersion) => kind === 'http' && version !== '2026-07-28';
 
 describe.each(KINDS)('demo server over %s', (kind) => {
-  it.each(SUPPORTED_VERSIONS)('speaks %s: tools, resources, prompts, completion, progress', async (version) => {
-    await withClient(kind, { protocolVersions: [version] }, async (client) => {
-      expect(client.protocolVersion).toBe(version);
-      expect(client.era).toBe(version === '2026-07-28' ? 'modern' : 'legacy');
-      expect(client.serverInfo).toMatchObject({ name: 'everything', version: '0.0.0' });
-      expect(client.serverCapabilities.tools).toBeDefined();
-      expect(client.instructions).toMatch(/demo server/);
+  it.each(SUPPORTED_VERSIONS)(
+    'speaks %s: tools, resources, prompts, completion, progress',
+    async (version) => {
+      await withClient(kind, { protocolVersions: [version] }, async (client) => {
+        expect(client.protocolVersion).toBe(version);
+        expect(client.era).toBe(version === '2026-07-28' ? 'modern' : 'legacy');
+        expect(client.serverInfo).toMatchObject({ name: 'everything', version: '0.0.0' });
+        expect(client.serverCapabilities.tools).toBeDefined();
+        expect(client.instructions).toMatch(/demo server/);
 
-      const tools = await client.allTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add', 'sleep', 'fail', 'unicode', 'ask', 'touch']));
-      expect((await client.callTool('echo', { text: 'hi ✓' })).content).toEqual([{ type: 'text', text: 'hi ✓' }]);
-      const sum = await client.callTool('add', { a: 2, b: 3 });
-      if (version === '2025-03-26') expect(sum.structuredContent).toBeUndefined();
-      else expect(sum.structuredContent).toEqual({ sum: 5 });
-      expect((await client.callTool('fail')).isError).toBe(true);
-      const unknown = await client.callTool('nope').catch((e: unknown) => e);
-      expect(ProtocolError.is(unknown) && unknown.code).toBe(-32602);
+        const tools = await client.allTools();
+        expect(tools.map((t) => t.name)).toEqual(
+          expect.arrayContaining(['echo', 'add', 'sleep', 'fail', 'unicode', 'ask', 'touch']),
+        );
+        expect((await client.callTool('echo', { text: 'hi ✓' })).content).toEqual([
+          { type: 'text', text: 'hi ✓' },
+        ]);
+        const sum = await client.callTool('add', { a: 2, b: 3 });
+        if (version === '2025-03-26') expect(sum.structuredContent).toBeUndefined();
+        else expect(sum.structuredContent).toEqual({ sum: 5 });
+        expect((await client.callTool('fail')).isError).toBe(true);
+        const unknown = await client.callTool('nope').catch((e: unknown) => e);
+        expect(ProtocolError.is(unknown) && unknown.code).toBe(-32602);
 
-      expect((await client.readResource('demo://greeting')).contents[0]).toMatchObject({
-        uri: 'demo://greeting',
-        text: 'Hello from the Snodo everything demo!',
+        expect((await client.readResource('demo://greeting')).contents[0]).toMatchObject({
+          uri: 'demo://greeting',
+          text: 'Hello from the Snodo everything demo!',
+        });
+        const item = (await client.readResource('demo://items/42')).contents[0] as
+          | { text?: string }
+          | undefined;
+        expect(JSON.parse(String(item?.text))).toEqual({
+          id: '42',
+          name: 'Item 42',
+        });
+        const missing = await client.readResource('demo://nothing').catch((e: unknown) => e);
+        expect(ProtocolError.is(missing) && missing.code).toBe(version === '2026-07-28' ? -32602 : -32002);
+        expect((await client.allResourceTemplates()).map((t) => t.uriTemplate)).toEqual([
+          'demo://items/{id}',
+        ]);
+        expect((await client.allPrompts()).map((p) => p.name)).toEqual(['greet']);
+        const prompt = await client.getPrompt('greet', { name: 'Ada' });
+        expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Please greet Ada warmly.' });
+        const names = await client.complete(
+          { type: 'ref/prompt', name: 'greet' },
+          { name: 'name', value: 'a' },
+        );
+        expect(names.completion.values).toEqual(['Ada', 'Alan']);
+        const ids = await client.complete(
+          { type: 'ref/resource', uri: 'demo://items/{id}' },
+          { name: 'id', value: '1' },
+        );
+        expect(ids.completion.values).toEqual(['1', '10']);
+
+        const progress: number[] = [];
+        const slept = await client.callTool(
+          'sleep',
+          { ms: 250 },
+          { onProgress: (p) => progress.push(p.progress) },
+        );
+        expect(slept.content[0]).toEqual({ type: 'text', text: 'slept 250 ms' });
+        expect(progress.length).toBeGreaterThan(0);
+        expect([...progress].sort((a, b) => a - b)).toEqual(progress);
       });
-      expect(JSON.parse(String((await client.readResource('demo://items/42')).contents[0]?.text))).toEqual({
-        id: '42',
-        name: 'Item 42',
-      });
-      const missing = await client.readResource('demo://nothing').catch((e: unknown) => e);
-      expect(ProtocolError.is(missing) && missing.code).toBe(version === '2026-07-28' ? -32602 : -32002);
-      expect((await client.allResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['demo://items/{id}']);
-      expect((await client.allPrompts()).map((p) => p.name)).toEqual(['greet']);
-      const prompt = await client.getPrompt('greet', { name: 'Ada' });
-      expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Please greet Ada warmly.' });
-      const names = await client.complete({ type: 'ref/prompt', name: 'greet' }, { name: 'name', value: 'a' });
-      expect(names.completion.values).toEqual(['Ada', 'Alan']);
-      const ids = await client.complete({ type: 'ref/resource', uri: 'demo://items/{id}' }, { name: 'id', value: '1' });
-      expect(ids.completion.values).toEqual(['1', '10']);
-
-      const progress: number[] = [];
-      const slept = await client.callTool('sleep', { ms: 250 }, { onProgress: (p) => progress.push(p.progress) });
-      expect(slept.content[0]).toEqual({ type: 'text', text: 'slept 250 ms' });
-      expect(progress.length).toBeGreaterThan(0);
-      expect([...progress].sort((a, b) => a - b)).toEqual(progress);
-    });
-  });
+    },
+  );
 
   it.each(SUPPORTED_VERSIONS.filter((v) => !legacyHttpLacks(kind, v)))(
     'answers the ask tool through onElicit on %s (MRTR, or a server request before 2026-07-28)',
@@ -139,7 +161,10 @@ describe.each(KINDS)('demo server over %s', (kind) => {
 
   it('MRTR: the retry carries a new id and the exact requestState; a tampered one is refused', async () => {
     const recorder = wrap(transportFor(kind));
-    const client = await connect({ transport: recorder }, { protocolVersions: ['2026-07-28'], onElicit: answerAda });
+    const client = await connect(
+      { transport: recorder },
+      { protocolVersions: ['2026-07-28'], onElicit: answerAda },
+    );
     try {
       await client.callTool('ask');
     } finally {
@@ -147,9 +172,9 @@ describe.each(KINDS)('demo server over %s', (kind) => {
     }
     const [first, retry] = recorder.requests.filter((r) => r.method === 'tools/call');
     expect(retry?.id).not.toBe(first?.id);
-    const state = (retry?.params as { requestState?: unknown }).requestState;
+    const state = (retry?.params as { requestState?: unknown } | undefined)?.requestState;
     expect(typeof state).toBe('string');
-    expect((retry?.params as { inputResponses?: unknown }).inputResponses).toEqual({
+    expect((retry?.params as { inputResponses?: unknown } | undefined)?.inputResponses).toEqual({
       elicit: { action: 'accept', content: { name: 'Ada' } },
     });
 
@@ -159,7 +184,10 @@ describe.each(KINDS)('demo server over %s', (kind) => {
       const flipped = `${params.requestState.slice(0, -2)}${params.requestState.endsWith('A') ? 'B' : 'A'}${params.requestState.slice(-1)}`;
       return { ...request, params: { ...request.params, requestState: flipped } };
     });
-    const victim = await connect({ transport: tampering }, { protocolVersions: ['2026-07-28'], onElicit: answerAda });
+    const victim = await connect(
+      { transport: tampering },
+      { protocolVersions: ['2026-07-28'], onElicit: answerAda },
+    );
     try {
       const error = await victim.callTool('ask').catch((e: unknown) => e);
       expect(ProtocolError.is(error)).toBe(true);

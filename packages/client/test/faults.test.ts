@@ -39,7 +39,9 @@ describe('a misbehaving stdio server', () => {
   });
 
   it('no answer: the call times out; the next call works', async () => {
-    await expect(client.callTool('silent', {}, { timeout: 200 })).rejects.toMatchObject({ code: 'SNODO_ERR_TIMEOUT' });
+    await expect(client.callTool('silent', {}, { timeout: 200 })).rejects.toMatchObject({
+      code: 'SNODO_ERR_TIMEOUT',
+    });
     expect((await client.callTool('echo', { text: 'again' })).content[0]).toMatchObject({ text: 'again' });
   });
 
@@ -60,8 +62,14 @@ describe('a misbehaving stdio server', () => {
   it('the process exits mid-call: a transport error with the exit code and stderr; later calls fail the same way', async () => {
     const error = await client.callTool('exit').catch((e: unknown) => e);
     expect(TransportError.is(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'SNODO_ERR_CONNECTION_CLOSED', exitCode: 3, message: /exiting on purpose/ });
-    await expect(client.callTool('echo', { text: 'x' })).rejects.toMatchObject({ code: 'SNODO_ERR_CONNECTION_CLOSED' });
+    expect(error).toMatchObject({
+      code: 'SNODO_ERR_CONNECTION_CLOSED',
+      exitCode: 3,
+      message: /exiting on purpose/,
+    });
+    await expect(client.callTool('echo', { text: 'x' })).rejects.toMatchObject({
+      code: 'SNODO_ERR_CONNECTION_CLOSED',
+    });
   });
 
   it('a command that cannot start: SNODO_ERR_SPAWN', async () => {
@@ -88,7 +96,11 @@ describe('stdio shutdown', () => {
   }
 
   it('closes stdin and the server exits by itself', async () => {
-    expect(await openAndClose("process.stdin.on('end', () => process.exit(0)); process.stdin.resume(); console.error('ready')")).toEqual({
+    expect(
+      await openAndClose(
+        "process.stdin.on('end', () => process.exit(0)); process.stdin.resume(); console.error('ready')",
+      ),
+    ).toEqual({
       code: 0,
       signal: null,
     });
@@ -103,7 +115,9 @@ describe('stdio shutdown', () => {
 
   it('sends SIGKILL to a server that ignores SIGTERM too', async () => {
     expect(
-      await openAndClose("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.error('ready')"),
+      await openAndClose(
+        "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.error('ready')",
+      ),
     ).toEqual({ code: null, signal: 'SIGKILL' });
   });
 });
@@ -129,7 +143,13 @@ describe('a misbehaving HTTP server (2026-07-28)', () => {
         return;
       }
       if (body.method === 'server/discover') {
-        return reply({ resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ttlMs: 0, cacheScope: 'public' });
+        return reply({
+          resultType: 'complete',
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: {} },
+          ttlMs: 0,
+          cacheScope: 'public',
+        });
       }
       switch (body.params?.name) {
         case 'garbage':
@@ -141,7 +161,9 @@ describe('a misbehaving HTTP server (2026-07-28)', () => {
         case 'midstream': {
           res.writeHead(200, { 'content-type': 'text/event-stream' });
           const token = body.params._meta.progressToken;
-          res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1 } })}\n\n`);
+          res.write(
+            `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1 } })}\n\n`,
+          );
           res.once('finish', () => {});
           setImmediate(() => res.socket?.destroy());
           return;
@@ -150,15 +172,22 @@ describe('a misbehaving HTTP server (2026-07-28)', () => {
           res.writeHead(200, { 'content-type': 'text/event-stream' });
           const token = body.params._meta.progressToken;
           res.write(': keep-alive\n\n');
-          res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } })}\n\n`);
-          res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'streamed' }] } })}\n\n`);
+          res.write(
+            `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 2 } })}\n\n`,
+          );
+          res.end(
+            `data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'streamed' }] } })}\n\n`,
+          );
           return;
         }
         case 'never':
           neverClosed = once(res, 'close').then(() => {});
           return;
         default:
-          return reply({ resultType: 'complete', content: [{ type: 'text', text: String(body.params?.arguments?.text) }] });
+          return reply({
+            resultType: 'complete',
+            content: [{ type: 'text', text: String(body.params?.arguments?.text) }],
+          });
       }
     });
     server.listen(0, '127.0.0.1');

@@ -5,7 +5,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, type ConnectOptions, connect, HttpTransport, ProtocolError, type Target } from '../src/index.js';
+import {
+  type Client,
+  type ConnectOptions,
+  connect,
+  HttpTransport,
+  ProtocolError,
+  type Target,
+} from '../src/index.js';
 import { EVERYTHING_ENTRY, FIXTURES } from './helpers/paths.js';
 import { type Started, startEverythingHttp, startPinned } from './helpers/servers.js';
 import { wrap } from './helpers/wrap.js';
@@ -65,9 +72,15 @@ describe.each(['stdio', 'http'] as const)('@modelcontextprotocol/server-everythi
       expect(client.protocolVersion).toBe('2025-11-25');
       expect(client.serverInfo?.name).toBe('mcp-servers/everything');
       const tools = await client.allTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'trigger-elicitation-request']));
-      expect((await client.callTool('echo', { message: 'hello' })).content).toEqual([{ type: 'text', text: 'Echo: hello' }]);
-      expect((await client.callTool('get-sum', { a: 2, b: 3 })).content[0]).toMatchObject({ text: expect.stringContaining('5') });
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['echo', 'get-sum', 'trigger-elicitation-request']),
+      );
+      expect((await client.callTool('echo', { message: 'hello' })).content).toEqual([
+        { type: 'text', text: 'Echo: hello' },
+      ]);
+      expect((await client.callTool('get-sum', { a: 2, b: 3 })).content[0]).toMatchObject({
+        text: expect.stringContaining('5'),
+      });
       const resources = await client.allResources();
       expect(resources.length).toBeGreaterThan(0);
       const doc = await client.readResource('demo://resource/static/document/instructions.md');
@@ -120,7 +133,9 @@ describe.each(['stdio', 'http'] as const)('@modelcontextprotocol/server-everythi
 describe.each(['stdio', 'http'] as const)('a server built with @modelcontextprotocol/sdk over %s', (kind) => {
   it('lists and calls tools, reads resources, gets prompts, completes', async () => {
     const target: Target =
-      kind === 'stdio' ? { stdio: { command: process.execPath, args: [SDK_SERVER, 'stdio'] } } : { http: sdkHttp.url };
+      kind === 'stdio'
+        ? { stdio: { command: process.execPath, args: [SDK_SERVER, 'stdio'] } }
+        : { http: sdkHttp.url };
     await using(target, async (client) => {
       expect(client.serverInfo).toEqual({ name: 'sdk-fixture', version: '1.2.3' });
       expect((await client.allTools()).map((t) => t.name)).toEqual(['echo', 'slow', 'ask']);
@@ -134,31 +149,30 @@ describe.each(['stdio', 'http'] as const)('a server built with @modelcontextprot
         text: 'Hello Ada',
       });
       expect(
-        (await client.complete({ type: 'ref/prompt', name: 'greet' }, { name: 'name', value: 'A' })).completion.values,
+        (await client.complete({ type: 'ref/prompt', name: 'greet' }, { name: 'name', value: 'A' }))
+          .completion.values,
       ).toEqual(['Ada', 'Alan']);
       expect(
-        (await client.complete({ type: 'ref/resource', uri: 'item://{id}' }, { name: 'id', value: '1' })).completion
-          .values,
+        (await client.complete({ type: 'ref/resource', uri: 'item://{id}' }, { name: 'id', value: '1' }))
+          .completion.values,
       ).toEqual(['1', '10']);
       elicitAnswers.length = 0;
-      expect((await client.callTool('ask')).content).toEqual([{ type: 'text', text: 'accept: Ada Lovelace' }]);
+      expect((await client.callTool('ask')).content).toEqual([
+        { type: 'text', text: 'accept: Ada Lovelace' },
+      ]);
       expect(elicitAnswers).toEqual([{ message: 'Your name?' }]);
     });
   });
 
   it('reports progress and cancels with notifications/cancelled, which stops the handler', async () => {
-    let stderr: ChildProcess | undefined;
-    let target: Target;
-    let cancelled: Promise<string>;
     if (kind === 'stdio') {
       let seen = '';
       let resolveLine!: (line: string) => void;
-      cancelled = new Promise((resolve) => {
+      const cancelled = new Promise<string>((resolve) => {
         resolveLine = resolve;
       });
-      target = { stdio: { command: process.execPath, args: [SDK_SERVER, 'stdio'] } };
       await using(
-        target,
+        { stdio: { command: process.execPath, args: [SDK_SERVER, 'stdio'] } },
         async (client) => {
           await progressThenCancel(client);
           expect(await cancelled).toMatch(/slow cancelled at \d+/);
@@ -173,10 +187,8 @@ describe.each(['stdio', 'http'] as const)('a server built with @modelcontextprot
       );
       return;
     }
-    stderr = sdkHttp.child;
-    cancelled = stderrLine(stderr, /slow cancelled at \d+/);
-    target = { http: sdkHttp.url };
-    await using(target, async (client) => {
+    const cancelled = stderrLine(sdkHttp.child, /slow cancelled at \d+/);
+    await using({ http: sdkHttp.url }, async (client) => {
       await progressThenCancel(client);
       expect(await cancelled).toMatch(/slow cancelled at \d+/);
     });
@@ -189,12 +201,18 @@ async function progressThenCancel(client: Client): Promise<void> {
   expect(done.content).toEqual([{ type: 'text', text: 'counted to 3' }]);
   expect(steps.length).toBeGreaterThanOrEqual(2);
   const controller = new AbortController();
-  const call = client.callTool('slow', { steps: 1000 }, {
-    signal: controller.signal,
-    onProgress: () => controller.abort(new Error('enough')),
-  });
+  const call = client.callTool(
+    'slow',
+    { steps: 1000 },
+    {
+      signal: controller.signal,
+      onProgress: () => controller.abort(new Error('enough')),
+    },
+  );
   await expect(call).rejects.toMatchObject({ code: 'SNODO_ERR_ABORTED', message: /enough/ });
-  expect((await client.callTool('echo', { text: 'still here' })).content[0]).toMatchObject({ text: 'still here' });
+  expect((await client.callTool('echo', { text: 'still here' })).content[0]).toMatchObject({
+    text: 'still here',
+  });
 }
 
 describe('legacy Streamable HTTP details against server-everything', () => {
@@ -203,13 +221,20 @@ describe('legacy Streamable HTTP details against server-everything', () => {
     const recorder = wrap(transport);
     const client = await connect({ transport: recorder });
     expect(transport.sessionId).toMatch(/^[\x21-\x7e]+$/);
-    const subscription = client.listen({ resourceSubscriptions: ['demo://resource/static/document/instructions.md'] });
+    const subscription = client.listen({
+      resourceSubscriptions: ['demo://resource/static/document/instructions.md'],
+    });
     expect(await subscription.ready).toEqual({
       resourceSubscriptions: ['demo://resource/static/document/instructions.md'],
     });
     await subscription.close();
     const methods = recorder.requests.map((r) => r.method);
-    expect(methods).toEqual(['server/discover', 'initialize', 'resources/subscribe', 'resources/unsubscribe']);
+    expect(methods).toEqual([
+      'server/discover',
+      'initialize',
+      'resources/subscribe',
+      'resources/unsubscribe',
+    ]);
     expect(recorder.sendOptions.at(-1)?.protocolVersion).toBe('2025-11-25');
     const reuse = () =>
       fetch(everythingHttp.url, {

@@ -42,7 +42,10 @@ describe('x-mcp-header validation (SEP-2243)', () => {
     ['no type', schema({ a: { 'x-mcp-header': 'A' } })],
     [
       'a duplicate of another case',
-      schema({ a: { type: 'string', 'x-mcp-header': 'MyField' }, b: { type: 'string', 'x-mcp-header': 'myfield' } }),
+      schema({
+        a: { type: 'string', 'x-mcp-header': 'MyField' },
+        b: { type: 'string', 'x-mcp-header': 'myfield' },
+      }),
     ],
     ['inside items', schema({ a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } })],
     ['inside anyOf', schema({ a: { anyOf: [{ type: 'string', 'x-mcp-header': 'A' }] } })],
@@ -92,7 +95,8 @@ describe('header values', () => {
 
 describe('SSE parser', () => {
   it('joins data lines, ignores comments, handles CRLF/CR/LF and chunks split anywhere', () => {
-    const text = ': keep-alive\r\nevent: message\r\nid: 7\r\ndata: {"a":\r\ndata: 1}\r\n\r\nretry: 500\rdata: two\r\rdata:\n\n';
+    const text =
+      ': keep-alive\r\nevent: message\r\nid: 7\r\ndata: {"a":\r\ndata: 1}\r\n\r\nretry: 500\rdata: two\r\rdata:\n\n';
     for (let split = 0; split < text.length; split++) {
       const parser = new SseParser(1_000);
       const encoder = new TextEncoder();
@@ -156,9 +160,13 @@ describe('result cache', () => {
     const cache = new ResultCache(10, () => 0);
     cache.set('resources/read', 'a://x', 'token-1', { contents: [1], ttlMs: 60_000, cacheScope: 'private' });
     cache.set('resources/read', 'a://y', 'token-1', { contents: [2], ttlMs: 60_000, cacheScope: 'public' });
-    expect(cache.get('resources/read', 'a://x', 'token-1')).toEqual(expect.objectContaining({ contents: [1] }));
+    expect(cache.get('resources/read', 'a://x', 'token-1')).toEqual(
+      expect.objectContaining({ contents: [1] }),
+    );
     expect(cache.get('resources/read', 'a://x', 'token-2')).toBeUndefined();
-    expect(cache.get('resources/read', 'a://y', 'token-2')).toEqual(expect.objectContaining({ contents: [2] }));
+    expect(cache.get('resources/read', 'a://y', 'token-2')).toEqual(
+      expect.objectContaining({ contents: [2] }),
+    );
   });
 
   it('invalidates by method or by method and param, and evicts the oldest past maxEntries', () => {
@@ -180,7 +188,7 @@ describe('result cache', () => {
 describe('errors', () => {
   it('declares every local code once, as SNODO_ERR_* with a message', () => {
     const codes = Object.keys(CLIENT_ERRORS);
-    expect(codes.length).toBe(16);
+    expect(codes.length).toBe(17);
     for (const code of codes) expect(code).toMatch(/^SNODO_ERR_[A-Z_]+$/);
   });
 

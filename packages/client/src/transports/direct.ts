@@ -6,8 +6,8 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-  openSessionNotifications,
   type Outcome,
+  openSessionNotifications,
   type Runtime,
   type Session,
   type SessionNotifications,
@@ -95,7 +95,10 @@ export class DirectTransport implements ClientTransport {
           if (isResponse(message)) return message;
           this.#sink?.message(message as JsonRpcNotification);
         }
-        throw transportError('SNODO_ERR_CONNECTION_CLOSED', `the stream of request ${String(request.id)} ended`);
+        throw transportError(
+          'SNODO_ERR_CONNECTION_CLOSED',
+          `the stream of request ${String(request.id)} ended`,
+        );
       case 'subscription': {
         const { subscription } = outcome;
         const stop = () => subscription.close();
@@ -135,16 +138,22 @@ export class DirectTransport implements ClientTransport {
         if (this.#closed) break;
         this.#sink?.message(message as JsonRpcNotification);
       }
-    })().catch((error: unknown) => this.#sink?.warning(`direct: session notifications failed: ${String(error)}`));
+    })().catch((error: unknown) =>
+      this.#sink?.warning(`direct: session notifications failed: ${String(error)}`),
+    );
   }
 
   async respond(response: JsonRpcResponse): Promise<void> {
     this.#check();
     if (response.id === null) return;
     const answer =
-      'error' in response ? { id: response.id, error: response.error } : { id: response.id, result: response.result };
+      'error' in response
+        ? { id: response.id, error: response.error }
+        : { id: response.id, result: response.result };
     if (!this.#clientRequests?.resolve(answer)) {
-      this.#sink?.warning(`direct: dropped a response to no pending server request (id ${String(response.id)})`);
+      this.#sink?.warning(
+        `direct: dropped a response to no pending server request (id ${String(response.id)})`,
+      );
     }
   }
 
@@ -153,7 +162,8 @@ export class DirectTransport implements ClientTransport {
     this.#closed = true;
     this.#notifications?.close();
     this.#clientRequests?.close('The client closed');
-    for (const controller of this.#running.values()) controller.abort(transportError('SNODO_ERR_CLOSED', 'closed'));
+    for (const controller of this.#running.values())
+      controller.abort(transportError('SNODO_ERR_CLOSED', 'closed'));
     this.#running.clear();
     this.#sink?.closed(undefined);
   }

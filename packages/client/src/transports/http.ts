@@ -182,7 +182,12 @@ export class HttpTransport implements ClientTransport {
     }
   }
 
-  #jsonAnswer(request: JsonRpcRequest, status: number, type: string | undefined, text: string): JsonRpcResponse {
+  #jsonAnswer(
+    request: JsonRpcRequest,
+    status: number,
+    type: string | undefined,
+    text: string,
+  ): JsonRpcResponse {
     const decoded = text.trim() === '' ? undefined : decodeMessage(text, this.#options.decodeLimits);
     if (decoded?.kind === 'response') {
       const message = decoded.message as unknown as JsonRpcResponse;
@@ -237,7 +242,9 @@ export class HttpTransport implements ClientTransport {
       if (request !== undefined && sameId(decoded.id, request.id)) {
         return decoded.message as unknown as JsonRpcResponse;
       }
-      this.#sink?.warning(`http: dropped a response to another request on a stream (id ${String(decoded.id)})`);
+      this.#sink?.warning(
+        `http: dropped a response to another request on a stream (id ${String(decoded.id)})`,
+      );
     } else if (decoded.kind === 'request' || decoded.kind === 'notification') {
       this.#sink?.message(decoded.message as unknown as JsonRpcRequest | JsonRpcNotification);
     } else {
@@ -260,7 +267,10 @@ export class HttpTransport implements ClientTransport {
     if (parser.lastEventId !== undefined) headers['last-event-id'] = parser.lastEventId;
     const response = await this.#pool.request({ path: this.#path, method: 'GET', headers, signal });
     const body = response.body as unknown as Body;
-    if (response.statusCode >= 300 || mediaType(header(response.headers['content-type'])) !== 'text/event-stream') {
+    if (
+      response.statusCode >= 300 ||
+      mediaType(header(response.headers['content-type'])) !== 'text/event-stream'
+    ) {
       const text = await readText(body, this.#maxBytes);
       throw transportError(
         'SNODO_ERR_CONNECTION_CLOSED',
@@ -270,7 +280,10 @@ export class HttpTransport implements ClientTransport {
     }
     const found = await this.#readEvents(body, new SseParser(this.#maxBytes), request, signal);
     if (found) return found;
-    throw transportError('SNODO_ERR_CONNECTION_CLOSED', `the resumed stream of ${request.method} ended early`);
+    throw transportError(
+      'SNODO_ERR_CONNECTION_CLOSED',
+      `the resumed stream of ${request.method} ended early`,
+    );
   }
 
   #failure(
@@ -282,7 +295,12 @@ export class HttpTransport implements ClientTransport {
   ): unknown {
     if (options.signal.aborted) {
       // Legacy HTTP: closing the stream is not cancellation; say it (never for initialize).
-      if (legacy && !this.#closed && request.method !== 'initialize' && options.protocolVersion !== undefined) {
+      if (
+        legacy &&
+        !this.#closed &&
+        request.method !== 'initialize' &&
+        options.protocolVersion !== undefined
+      ) {
         const reason = options.signal.reason;
         this.notify(
           {
@@ -298,12 +316,18 @@ export class HttpTransport implements ClientTransport {
     if (signal.aborted) return signal.reason;
     if (TransportError.is(error)) return error;
     if (error instanceof RangeError) {
-      return transportError('SNODO_ERR_INVALID_MESSAGE', `${request.method}: ${error.message}`, { cause: error });
+      return transportError('SNODO_ERR_INVALID_MESSAGE', `${request.method}: ${error.message}`, {
+        cause: error,
+      });
     }
     return networkError(error, `${request.method} to ${this.#url.origin}`);
   }
 
-  async #post(message: JsonRpcNotification | JsonRpcResponse, options: SendOptions, what: string): Promise<number> {
+  async #post(
+    message: JsonRpcNotification | JsonRpcResponse,
+    options: SendOptions,
+    what: string,
+  ): Promise<number> {
     this.#check();
     const method = 'method' in message ? message.method : undefined;
     const { controller, done } = this.#track(options.signal);
@@ -320,10 +344,14 @@ export class HttpTransport implements ClientTransport {
       });
       const text = await readText(response.body as unknown as Body, this.#maxBytes);
       if (response.statusCode >= 300) {
-        throw transportError('SNODO_ERR_HTTP_STATUS', `HTTP ${response.statusCode} for ${what}${excerpt(text)}`, {
-          status: response.statusCode,
-          body: text.slice(0, 500),
-        });
+        throw transportError(
+          'SNODO_ERR_HTTP_STATUS',
+          `HTTP ${response.statusCode} for ${what}${excerpt(text)}`,
+          {
+            status: response.statusCode,
+            body: text.slice(0, 500),
+          },
+        );
       }
       return response.statusCode;
     } catch (error) {
@@ -355,9 +383,17 @@ export class HttpTransport implements ClientTransport {
       const headers = await this.#headers(undefined, undefined, options);
       headers.accept = 'text/event-stream';
       delete headers['content-type'];
-      const response = await this.#pool.request({ path: this.#path, method: 'GET', headers, signal: controller.signal });
+      const response = await this.#pool.request({
+        path: this.#path,
+        method: 'GET',
+        headers,
+        signal: controller.signal,
+      });
       const body = response.body as unknown as Body;
-      if (response.statusCode >= 300 || mediaType(header(response.headers['content-type'])) !== 'text/event-stream') {
+      if (
+        response.statusCode >= 300 ||
+        mediaType(header(response.headers['content-type'])) !== 'text/event-stream'
+      ) {
         discard(body);
         return;
       }
@@ -427,7 +463,9 @@ function safeParse(text: string): unknown {
   }
 }
 
-function isIdLessError(value: unknown): value is { error: { code: number; message: string; data?: unknown } } {
+function isIdLessError(
+  value: unknown,
+): value is { error: { code: number; message: string; data?: unknown } } {
   if (typeof value !== 'object' || value === null) return false;
   const { id, error } = value as { id?: unknown; error?: unknown };
   if (id !== null && id !== undefined) return false;
@@ -470,11 +508,19 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-const REFUSED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const REFUSED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function networkError(error: unknown, what: string): TransportError {
   const code = errorCode(error);
-  const kind: ClientErrorCode = code !== undefined && REFUSED.has(code) ? 'SNODO_ERR_CONNECTION_REFUSED' : 'SNODO_ERR_CONNECTION_CLOSED';
+  const kind: ClientErrorCode =
+    code !== undefined && REFUSED.has(code) ? 'SNODO_ERR_CONNECTION_REFUSED' : 'SNODO_ERR_CONNECTION_CLOSED';
   const message = error instanceof Error ? error.message : String(error);
   return transportError(kind, `${what}: ${code ?? ''}${code ? ' ' : ''}${message}`, { cause: error });
 }
@@ -488,5 +534,7 @@ function errorCode(error: unknown): string | undefined {
     if (Array.isArray(errors) && errors.length > 0) current = errors[0];
     else current = (current as { cause?: unknown }).cause;
   }
-  return typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  return typeof (error as { code?: unknown })?.code === 'string'
+    ? (error as { code: string }).code
+    : undefined;
 }

@@ -1,11 +1,11 @@
-import type {
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-} from '@snodo/core';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '@snodo/core';
 import type { ClientTransport, SendOptions, TransportSink } from '../../src/index.js';
 
-type Answer = Record<string, unknown> | { error: { code: number; message: string; data?: unknown } } | 'silent' | Error;
+type Answer =
+  | Record<string, unknown>
+  | { error: { code: number; message: string; data?: unknown } }
+  | 'silent'
+  | Error;
 
 /**
  * A custom transport whose server is a function: it proves `connect({ transport })` works and lets
@@ -13,7 +13,8 @@ type Answer = Record<string, unknown> | { error: { code: number; message: string
  */
 export class ScriptedTransport implements ClientTransport {
   readonly kind = 'scripted';
-  readonly sent: { message: JsonRpcRequest | JsonRpcNotification | JsonRpcResponse; options: SendOptions }[] = [];
+  readonly sent: { message: JsonRpcRequest | JsonRpcNotification | JsonRpcResponse; options: SendOptions }[] =
+    [];
   sink: TransportSink | undefined;
   closed = false;
   httpHeaders = false;
@@ -29,7 +30,10 @@ export class ScriptedTransport implements ClientTransport {
   requests(method?: string): JsonRpcRequest[] {
     return this.sent
       .map((entry) => entry.message)
-      .filter((m): m is JsonRpcRequest => 'id' in m && 'method' in m && (method === undefined || m.method === method));
+      .filter(
+        (m): m is JsonRpcRequest =>
+          'id' in m && 'method' in m && (method === undefined || m.method === method),
+      );
   }
 
   async request(request: JsonRpcRequest, options: SendOptions): Promise<JsonRpcResponse> {

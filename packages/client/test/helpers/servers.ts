@@ -8,7 +8,11 @@ export interface Started {
 }
 
 /** Waits for a line of the child's output matching `pattern` (the server says where it listens). */
-function waitFor(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<RegExpMatchArray> {
+function waitFor(
+  child: ChildProcess,
+  stream: 'stdout' | 'stderr',
+  pattern: RegExp,
+): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     let text = '';
     const source = child[stream];
@@ -21,7 +25,8 @@ function waitFor(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegE
         resolve(match);
       }
     };
-    const onExit = (code: number | null) => reject(new Error(`server exited (${code}) before listening:\n${text}`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`server exited (${code}) before listening:\n${text}`));
     source?.on('data', onData);
     child.once('exit', onExit);
   });
@@ -44,7 +49,11 @@ export async function startDemoHttp(): Promise<Started> {
 }
 
 /** A Node script that listens on PORT=0 under the loopback preload, which announces the port. */
-export async function startPinned(args: string[], path = '/mcp', env: Record<string, string> = {}): Promise<Started> {
+export async function startPinned(
+  args: string[],
+  path = '/mcp',
+  env: Record<string, string> = {},
+): Promise<Started> {
   const child = spawn(process.execPath, ['-r', ANNOUNCE_PRELOAD, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PORT: '0', ...env },
