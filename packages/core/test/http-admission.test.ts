@@ -100,7 +100,7 @@ describe('HTTP admission: path, Host, Origin, method', () => {
   it.each(['GET', 'PUT', 'PATCH', 'OPTIONS'])('answers %s with 405 and Allow', async (method) => {
     const answer = await read(await handle(runtime, httpRequest({ method, headers: LEGACY_HEADERS })));
     expect(answer.status).toBe(405);
-    expect(answer.headers.allow).toBe('POST, DELETE');
+    expect(answer.headers.allow).toBe('POST, GET, DELETE');
   });
 
   it('answers DELETE without a session with 405 (2026-07-28 has no sessions)', async () => {

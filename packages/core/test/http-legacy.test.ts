@@ -111,11 +111,17 @@ describe.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
       expect(answer.body.error.code).toBe(-32020);
     });
 
-    it('GET is 405 (no standalone stream is offered)', async () => {
+    it('GET with the session but without Accept: text/event-stream is 406', async () => {
       const options = {};
       const { headers } = await open(runtime, options, version);
-      const answer = await read(await handle(runtime, httpRequest({ method: 'GET', headers }), options));
-      expect(answer.status).toBe(405);
+      const answer = await read(
+        await handle(
+          runtime,
+          httpRequest({ method: 'GET', headers: { ...headers, accept: 'application/json' } }),
+          options,
+        ),
+      );
+      expect(answer.status).toBe(406);
     });
   },
 );

@@ -1,6 +1,7 @@
 import { dispatchBatch } from '../dispatch/batch.js';
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
 import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
+import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ExecutorError } from '../executor/errors.js';
@@ -48,6 +49,8 @@ export async function execute(prepared: PreparedRequest): Promise<HttpResponse> 
       return runBatch(prepared, work);
     case 'delete':
       return runDelete(prepared, work);
+    case 'listen':
+      return runListen(prepared, work);
   }
 }
 
@@ -118,7 +121,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
     }
     slot?.release();
     if (first.type === 'response') {
-      if (first.session && session) await config.sessions.set(session.id, first.session);
+      if (first.session && session) await storeSession(config, session.id, first.session);
       return jsonResponse(statusOf(first.message, modern), first.message);
     }
     return emptyResponse(202);
@@ -129,7 +132,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
   settled.then(
     async (outcome) => {
       if (outcome.type === 'stream' && outcome.session && session)
-        await config.sessions.set(session.id, outcome.session);
+        await storeSession(config, session.id, outcome.session);
     },
     (error) => {
       if (ExecutorError.is(error) && error.code === 'SNODO_ERR_REQUEST_TIMEOUT') relay.end(timedOut(id));
@@ -187,7 +190,7 @@ async function runLegacyRequest(
     async (outcome) => {
       untrack();
       if (outcome.type !== 'subscription' && outcome.session)
-        await config.sessions.set(session.id, outcome.session);
+        await storeSession(config, session.id, outcome.session);
     },
     (error) => {
       untrack();
@@ -278,7 +281,7 @@ async function runNotification(prepared: PreparedRequest, work: Of<'notification
   if (session && outcome.type === 'none') {
     if (outcome.cancel !== undefined)
       config.local.cancel(session.id, requestKey(outcome.cancel), 'notifications/cancelled');
-    if (outcome.session) await config.sessions.set(session.id, outcome.session);
+    if (outcome.session) await storeSession(config, session.id, outcome.session);
   } else if (
     outcome.type === 'none' &&
     outcome.cancel !== undefined &&
@@ -326,8 +329,43 @@ async function runBatch(prepared: PreparedRequest, work: Of<'batch'>): Promise<H
   } catch (error) {
     return failure(error, null);
   }
-  if (result.session) await config.sessions.set(work.session.id, result.session);
+  if (result.session) await storeSession(config, work.session.id, result.session);
   return result.responses.length === 0 ? emptyResponse(202) : jsonResponse(200, result.responses);
+}
+
+/** Stores a changed session, and tells this instance's GET stream of it. */
+async function storeSession(config: HttpConfig, id: string, session: Session): Promise<void> {
+  await config.sessions.set(id, session);
+  config.local.update(id, session);
+}
+
+/**
+ * The standalone GET stream of an initialize-based session, until the client leaves, the session
+ * ends (DELETE) or the host shuts down. It holds a subscription slot like `subscriptions/listen`.
+ */
+function runListen(prepared: PreparedRequest, work: Of<'listen'>): HttpResponse {
+  const { runtime, config, request } = prepared;
+  const slot = config.executor.acquireSubscription();
+  if (!slot) return overloaded(null, 'Too many open streams: try again later');
+  const stream = config.local.openStream(work.session.id, work.session.session, runtime);
+  const disconnect = request.signal;
+  const release = () => {
+    disconnect.removeEventListener('abort', release);
+    stream.close();
+    slot.release();
+  };
+  disconnect.addEventListener('abort', release);
+  if (disconnect.aborted) release();
+  return {
+    status: 200,
+    headers: SSE_HEADERS,
+    stream: sseFrames(stream[Symbol.asyncIterator](), {
+      keepAliveInterval: config.keepAliveInterval,
+      disconnect,
+      shutdown: config.shutdownSignal,
+      cleanup: release,
+    }),
+  };
 }
 
 async function runDelete(prepared: PreparedRequest, work: Of<'delete'>): Promise<HttpResponse> {

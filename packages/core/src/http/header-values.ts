@@ -47,6 +47,17 @@ export function mediaType(value: string | undefined): string | undefined {
  * Whether an Accept value admits both `application/json` and `text/event-stream`, which every
  * Streamable HTTP POST must list. Wildcards count (`*\/*`, `text/*`), `q=0` excludes.
  */
+/** Whether an `Accept` header admits `text/event-stream` (the standalone GET stream). */
+export function acceptsEventStream(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return accept.split(',').some((part) => {
+    const [range = '', ...params] = part.split(';');
+    const type = trimOws(range).toLowerCase();
+    if (params.some((param) => /^\s*q\s*=\s*0(?:\.0{0,3})?\s*$/i.test(param))) return false;
+    return type === '*/*' || type === 'text/*' || type === 'text/event-stream';
+  });
+}
+
 export function acceptsJsonAndEventStream(accept: string | undefined): boolean {
   if (accept === undefined) return false;
   let json = false;

@@ -8,7 +8,13 @@ import { type DecodedSingle, decodeMessage } from '../jsonrpc/decode.js';
 import { META } from '../protocol/types.js';
 import type { Runtime } from '../router/runtime.js';
 import { configFor, type HttpConfig, type HttpOptions } from './config.js';
-import { acceptsJsonAndEventStream, decodeHeaderValue, mediaType, trimOws } from './header-values.js';
+import {
+  acceptsEventStream,
+  acceptsJsonAndEventStream,
+  decodeHeaderValue,
+  mediaType,
+  trimOws,
+} from './header-values.js';
 import { hostAllowed, originAllowed } from './origin.js';
 import { paramHeaderProblem, paramHeadersOf } from './param-headers.js';
 import { errorHttpResponse } from './responses.js';
@@ -47,7 +53,9 @@ export type Work =
       readonly session: SessionRef;
       readonly headerVersion: string | undefined;
     }
-  | { readonly kind: 'delete'; readonly session: SessionRef };
+  | { readonly kind: 'delete'; readonly session: SessionRef }
+  /** The standalone GET stream of an initialize-based session. */
+  | { readonly kind: 'listen'; readonly session: SessionRef };
 
 /** A request that passed admission, ready for `execute`. Treat it as opaque. */
 export interface PreparedRequest {
@@ -92,6 +100,25 @@ export async function prepare(
     const found = await findSession(config, id);
     if ('response' in found) return found;
     return done({ kind: 'delete', session: found.session });
+  }
+  if (request.method === 'GET') {
+    // The standalone stream exists only for the initialize-based revisions; 2026-07-28 has no GET.
+    const id = request.headers['mcp-session-id'];
+    if (id === undefined || runtime.legacyVersions.length === 0)
+      return { response: methodNotAllowed(runtime) };
+    if (!acceptsEventStream(request.headers.accept)) {
+      return {
+        response: errorHttpResponse(
+          406,
+          null,
+          ErrorCode.InvalidRequest,
+          'Accept must list text/event-stream',
+        ),
+      };
+    }
+    const found = await findSession(config, id);
+    if ('response' in found) return found;
+    return done({ kind: 'listen', session: found.session });
   }
   if (request.method !== 'POST') return { response: methodNotAllowed(runtime) };
 
@@ -338,7 +365,7 @@ function badRequest(id: RequestId | null, message: string): HttpJsonResponse {
 }
 
 function methodNotAllowed(runtime: Runtime): HttpJsonResponse {
-  const allow = runtime.legacyVersions.length > 0 ? 'POST, DELETE' : 'POST';
+  const allow = runtime.legacyVersions.length > 0 ? 'POST, GET, DELETE' : 'POST';
   return {
     ...errorHttpResponse(405, null, ErrorCode.InvalidRequest, `Method not allowed: use ${allow}`),
     headers: { 'content-type': 'application/json', allow },

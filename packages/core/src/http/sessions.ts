@@ -1,11 +1,13 @@
 import { type ClientRequests, createClientRequests } from '../dispatch/client-requests.js';
 import type { ClientRequestChannel } from '../dispatch/input.js';
 import type { Session } from '../dispatch/session.js';
-import type { MessageStream } from '../dispatch/stream.js';
+import { MessageStream } from '../dispatch/stream.js';
 import { encodeJson } from '../json/index.js';
 import type { RequestId } from '../json/int.js';
-import type { JsonRpcErrorObject } from '../jsonrpc/types.js';
+import type { JsonRpcErrorObject, JsonRpcMessage } from '../jsonrpc/types.js';
 import { nonNegativeInteger, positiveInteger } from '../limits/validate.js';
+import type { Runtime } from '../router/runtime.js';
+import { openSessionNotifications } from '../subscriptions/session-notifications.js';
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -122,13 +124,18 @@ export function plausibleSessionId(id: string): boolean {
 export class LocalSession {
   readonly running = new Map<string, AbortController>();
   readonly relays = new Map<string, MessageStream>();
-  readonly streams = new Set<{ close(): void }>();
+  readonly streams = new Set<{ close(): void; push(message: JsonRpcMessage): boolean }>();
+  /** The session as this instance last stored it (what the GET stream filters by). */
+  current: Session | undefined;
   readonly clientRequests: ClientRequests;
 
   constructor(timeout: number | undefined) {
     this.clientRequests = createClientRequests(
       (message, related) => {
-        if (related !== undefined) this.relays.get(encodeJson(related))?.push(message);
+        const relay = related === undefined ? undefined : this.relays.get(encodeJson(related));
+        // A request whose own stream has closed (or that has none) goes on the standalone GET stream.
+        if (relay) relay.push(message);
+        else for (const stream of this.streams) if (stream.push(message)) break;
       },
       timeout === undefined ? {} : { timeout },
     );
@@ -171,6 +178,52 @@ export class LocalSessions {
         if (session.idle && this.#sessions.get(sessionId) === session) this.#sessions.delete(sessionId);
       },
     };
+  }
+
+  /**
+   * Opens the standalone GET stream of a session: the session's notifications (list changes, its
+   * `resources/subscribe` URIs, read from the session this instance last stored) and the
+   * server-initiated requests that have no request stream to go on. `close` is idempotent.
+   */
+  openStream(
+    sessionId: string,
+    session: Session,
+    runtime: Runtime,
+    queueSize?: number,
+  ): MessageStream & { close(): void } {
+    let local = this.#sessions.get(sessionId);
+    if (local === undefined) {
+      local = new LocalSession(this.clientRequestTimeout);
+      this.#sessions.set(sessionId, local);
+    }
+    const owner = local;
+    owner.current ??= session;
+    const out = new MessageStream();
+    const notes = openSessionNotifications(runtime, () => owner.current, queueSize);
+    let open = true;
+    const stream = Object.assign(out, {
+      close: () => {
+        if (!open) return;
+        open = false;
+        notes.close();
+        out.abandon();
+        owner.streams.delete(stream);
+        if (owner.idle && this.#sessions.get(sessionId) === owner) this.#sessions.delete(sessionId);
+      },
+    });
+    owner.streams.add(stream);
+    (async () => {
+      for await (const message of notes) if (!out.push(message)) break;
+      // The session's notifications overflowed (the client stopped reading): end the stream.
+      stream.close();
+    })();
+    return stream;
+  }
+
+  /** Records the session as stored, for this instance's GET stream. */
+  update(sessionId: string, session: Session): void {
+    const local = this.#sessions.get(sessionId);
+    if (local) local.current = session;
   }
 
   /** Aborts one running request of a session (`notifications/cancelled`); false when none matches. */
