@@ -12,6 +12,7 @@ export const SERVERS = {
   v2: { program: here('v2-http.mjs') },
   v1: { program: here('v1-http.mjs') },
   bare: { program: here('bare-http.mjs') },
+  'bare-sse': { program: here('bare-sse.mjs') },
   'v2-stateful': { program: here('v2-http.mjs'), args: ['--stateful'] },
   'v1-stateful': { program: here('v1-http.mjs'), args: ['--stateful'] },
   'snodo-stdio': {

@@ -1,7 +1,9 @@
 import churn from './churn.mjs';
+import decode from './decode.mjs';
 import httpEcho from './http-echo.mjs';
 import httpLarge from './http-large.mjs';
 import stdio from './stdio.mjs';
+import subscriptions from './subscriptions.mjs';
 
 /** Every scenario, in the order the issue lists them. */
-export const SCENARIOS = [httpEcho, httpLarge, stdio, churn];
+export const SCENARIOS = [httpEcho, httpLarge, stdio, churn, subscriptions, decode];
