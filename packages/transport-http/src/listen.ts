@@ -199,7 +199,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
         headers: flattenHeaders(req.headers),
         body,
         signal: disconnect.signal,
-        url: `http://${req.headers.host ?? hostForUrl()}${target}`,
+        url: listener.publicUrl ?? `http://${req.headers.host ?? hostForUrl()}${withoutQuery(target)}`,
         ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
         ...(auth === undefined ? {} : { auth }),
       },
@@ -271,3 +271,9 @@ function errorBody(code: number, message: string): string {
 }
 
 export type { HttpConfig, ListenOptions, ResolvedListenOptions };
+
+/** The URL the client used has scheme, host, port and path; the query is not part of the endpoint. */
+function withoutQuery(target: string): string {
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
+}

@@ -44,6 +44,12 @@ export interface ListenOptions extends Omit<HttpOptions, 'path' | 'shutdownSigna
    * Return undefined for anonymous requests; throw to refuse with 401. Never copy unverified headers.
    */
   authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /**
+   * The endpoint URL clients use when a reverse proxy sits in front (e.g. `https://mcp.example.com/mcp`).
+   * Handlers see it as `context.url` (UI resources derive their sandbox domain from it) instead of
+   * `http://<Host header><path>`.
+   */
+  publicUrl?: string;
 }
 
 export interface ResolvedListenOptions {
@@ -59,6 +65,7 @@ export interface ResolvedListenOptions {
   readonly keepAliveTimeout: number;
   readonly maxRequestsPerConnection: number;
   readonly closeGracePeriod: number;
+  readonly publicUrl: string | undefined;
 }
 
 const LISTENER_KEYS = new Set([
@@ -75,6 +82,7 @@ const LISTENER_KEYS = new Set([
   'maxRequestsPerConnection',
   'closeGracePeriod',
   'authenticate',
+  'publicUrl',
 ]);
 
 /** Validates the listener's own options once; the rest go to core's `resolveHttpOptions`. */
@@ -93,6 +101,18 @@ export function splitOptions(options: ListenOptions): { listener: ResolvedListen
     throw invalid(`path must start with "/", got ${JSON.stringify(path)}`);
   if (options.authenticate !== undefined && typeof options.authenticate !== 'function') {
     throw invalid('authenticate must be a function');
+  }
+  const { publicUrl } = options;
+  if (publicUrl !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(publicUrl);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw invalid(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
+    }
   }
   const http: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) if (!LISTENER_KEYS.has(key)) http[key] = value;
@@ -115,6 +135,7 @@ export function splitOptions(options: ListenOptions): { listener: ResolvedListen
         DEFAULT_MAX_REQUESTS_PER_CONNECTION,
       ),
       closeGracePeriod: nonNegative('closeGracePeriod', options.closeGracePeriod, DEFAULT_CLOSE_GRACE_PERIOD),
+      publicUrl,
     }),
     http: http as HttpOptions,
   };
