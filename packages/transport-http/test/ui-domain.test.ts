@@ -67,7 +67,11 @@ describe('UI resources: the sandbox domain of the URL the request arrived on', (
     const message = read();
     const url = 'http://localhost:8787/mcp';
     const response = await handler(
-      new Request(url, { method: 'POST', headers: headersFor(message), body: JSON.stringify(message) }),
+      new Request(`${url}?session=ignored`, {
+        method: 'POST',
+        headers: headersFor(message),
+        body: JSON.stringify(message),
+      }),
     );
     const body = await response.json();
     expect(body.result.contents[0]._meta.ui.domain).toBe(await sandboxDomain(url));

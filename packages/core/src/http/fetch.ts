@@ -63,7 +63,8 @@ export function createFetchHandler(
         headers,
         body,
         signal: controller.signal,
-        url: request.url,
+        // The endpoint as the client used it: scheme, host, port and path, without the query.
+        url: `${url.origin}${url.pathname}`,
         ...(auth === undefined ? {} : { auth }),
       },
       config,
