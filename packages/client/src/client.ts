@@ -13,17 +13,14 @@ import {
   type SubscriptionFilter,
 } from '@snodo/core';
 import { ResultCache } from './cache.js';
-import {
-  DEFAULT_MAX_CACHE_ENTRIES,
-  DEFAULT_REQUEST_TIMEOUT,
-  DEFAULT_SUBSCRIPTION_QUEUE,
-} from './defaults.js';
+import { DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_REQUEST_TIMEOUT } from './defaults.js';
 import { clientError, TimeoutError } from './errors.js';
 import { type ParamHeader, paramHeaderValues, toolHeaders } from './headers.js';
 import { fulfilInputRequests, serverRequestAnswer } from './input.js';
+import { Listeners } from './listen.js';
 import type { Negotiated } from './negotiate.js';
 import type { Settings } from './options.js';
-import { Subscription } from './subscription.js';
+import type { Subscription } from './subscription.js';
 import type { ClientTransport, TransportSink } from './transport.js';
 import { idKey } from './transports/pending.js';
 import type {
@@ -65,11 +62,6 @@ interface Progress {
   readonly onProgress: NonNullable<CallOptions['onProgress']>;
 }
 
-interface ListenEntry {
-  readonly subscription: Subscription;
-  readonly filter: SubscriptionFilter;
-}
-
 /**
  * A connected MCP client. Made by `connect()`, which negotiates the revision; every call then
  * speaks it: 2026-07-28 with per-request `_meta` (and MRTR, `subscriptions/listen`, caching), or
@@ -81,9 +73,7 @@ export class Client {
   readonly #capabilities: ClientCapabilities;
   readonly #cache: ResultCache | undefined;
   readonly #progress = new Map<string, Progress>();
-  readonly #listens = new Map<string, ListenEntry>();
-  readonly #legacyListens = new Set<ListenEntry>();
-  readonly #resourceRefs = new Map<string, number>();
+  readonly #listeners: Listeners;
   readonly #serverRequests = new Map<string, AbortController>();
   readonly #toolHeaders = new Map<string, readonly ParamHeader[]>();
   #nextId = 0;
@@ -97,6 +87,12 @@ export class Client {
     this.#transport = transport;
     this.#settings = settings;
     this.#capabilities = settings.capabilities;
+    this.#listeners = new Listeners({
+      send: (method, params, options) => this.#send(method, params, options),
+      era: () => this.era,
+      capabilities: () => this.serverCapabilities,
+      usable: () => this.#closed === undefined && this.#failure === undefined,
+    });
     this.#cache = settings.cache
       ? new ResultCache(settings.cacheEntries ?? DEFAULT_MAX_CACHE_ENTRIES)
       : undefined;
@@ -525,82 +521,7 @@ export class Client {
    * you want to see.
    */
   listen(filter: SubscriptionFilter): Subscription {
-    if (this.era === 'modern') return this.#listenModern(filter);
-    return this.#listenLegacy(filter);
-  }
-
-  #listenModern(filter: SubscriptionFilter): Subscription {
-    const controller = new AbortController();
-    let key: string | undefined;
-    const subscription = new Subscription(DEFAULT_SUBSCRIPTION_QUEUE, async () => {
-      controller.abort(clientError('SNODO_ERR_CLOSED', 'the subscription was closed'));
-    });
-    const entry: ListenEntry = { subscription, filter };
-    this.#send(
-      'subscriptions/listen',
-      { notifications: filter },
-      {
-        signal: controller.signal,
-        timeout: 0,
-        onId: (id) => {
-          key = idKey(id);
-          this.#listens.set(key, entry);
-        },
-      },
-    )
-      .then(
-        () => subscription.end(),
-        (error: unknown) => subscription.end(controller.signal.aborted ? undefined : error),
-      )
-      .finally(() => {
-        if (key !== undefined) this.#listens.delete(key);
-      });
-    return subscription;
-  }
-
-  #listenLegacy(filter: SubscriptionFilter): Subscription {
-    const caps = this.serverCapabilities;
-    const uris = [...new Set(filter.resourceSubscriptions ?? [])];
-    const subscribed: string[] = [];
-    let entry: ListenEntry | undefined;
-    const subscription = new Subscription(DEFAULT_SUBSCRIPTION_QUEUE, async () => {
-      if (entry) this.#legacyListens.delete(entry);
-      for (const uri of subscribed) await this.#unref(uri);
-    });
-    (async () => {
-      const honoured: SubscriptionFilter = {};
-      if (filter.toolsListChanged && caps.tools?.listChanged) honoured.toolsListChanged = true;
-      if (filter.promptsListChanged && caps.prompts?.listChanged) honoured.promptsListChanged = true;
-      if (filter.resourcesListChanged && caps.resources?.listChanged) honoured.resourcesListChanged = true;
-      if (caps.resources?.subscribe) {
-        for (const uri of uris) {
-          const count = this.#resourceRefs.get(uri) ?? 0;
-          if (count === 0) await this.#send('resources/subscribe', { uri });
-          this.#resourceRefs.set(uri, count + 1);
-          subscribed.push(uri);
-        }
-        if (subscribed.length > 0) honoured.resourceSubscriptions = [...subscribed];
-      }
-      entry = { subscription, filter: honoured };
-      if (subscription.ended) return subscription.close();
-      this.#legacyListens.add(entry);
-      subscription.acknowledge(honoured);
-    })().catch((error: unknown) => {
-      subscription.end(error);
-      subscription.close().catch(() => {});
-    });
-    return subscription;
-  }
-
-  async #unref(uri: string): Promise<void> {
-    const count = (this.#resourceRefs.get(uri) ?? 1) - 1;
-    if (count > 0) {
-      this.#resourceRefs.set(uri, count);
-      return;
-    }
-    this.#resourceRefs.delete(uri);
-    if (this.#closed || this.#failure) return;
-    await this.#send('resources/unsubscribe', { uri }).catch(() => {});
+    return this.#listeners.listen(filter);
   }
 
   // ---- inbound ---------------------------------------------------------------------------
@@ -633,23 +554,11 @@ export class Client {
           .get(idKey(id))
           ?.abort(new Error(String(params.reason ?? 'cancelled by the server')));
         // stdio: the server ends a listen subscription this way.
-        this.#listens.get(idKey(id))?.subscription.end();
+        this.#listeners.cancelled(id);
       }
     } else {
       this.#invalidate(method, params);
-      const subscriptionId = (params._meta as Record<string, unknown> | undefined)?.[META.subscriptionId];
-      if (subscriptionId !== undefined && this.era === 'modern') {
-        const entry = this.#listens.get(idKey(subscriptionId as RequestId));
-        if (entry) {
-          if (method === 'notifications/subscriptions/acknowledged') {
-            entry.subscription.acknowledge((params.notifications ?? {}) as SubscriptionFilter);
-          } else entry.subscription.deliver(notification);
-        }
-      } else if (this.era === 'legacy' || this.#negotiated === undefined) {
-        for (const entry of this.#legacyListens) {
-          if (wanted(entry.filter, method, params)) entry.subscription.deliver(notification);
-        }
-      }
+      this.#listeners.route(notification, params);
     }
     this.#settings.onNotification?.(notification);
   }
@@ -685,18 +594,13 @@ export class Client {
   #onClosed(error: Error | undefined): void {
     if (error && !this.#failure) this.#failure = error;
     for (const controller of this.#serverRequests.values()) controller.abort(error ?? new Error('closed'));
-    for (const entry of this.#listens.values()) entry.subscription.end(error);
-    for (const entry of this.#legacyListens) entry.subscription.end(error);
+    this.#listeners.endAll(error);
   }
 
   /** Ends every subscription and closes the transport (stdio: stops the process; HTTP: ends the session). Idempotent. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      const subscriptions = [...this.#listens.values(), ...this.#legacyListens].map(
-        (entry) => entry.subscription,
-      );
-      for (const subscription of subscriptions) subscription.end();
-      this.#legacyListens.clear();
+      this.#listeners.endAll(undefined);
       this.#cache?.clear();
       await this.#transport.close();
     })();
@@ -710,21 +614,6 @@ export class Client {
     options: SendOptions,
   ): Promise<Record<string, unknown>> {
     return this.#send(method, params, options);
-  }
-}
-
-function wanted(filter: SubscriptionFilter, method: string, params: Record<string, unknown>): boolean {
-  switch (method) {
-    case 'notifications/tools/list_changed':
-      return filter.toolsListChanged === true;
-    case 'notifications/prompts/list_changed':
-      return filter.promptsListChanged === true;
-    case 'notifications/resources/list_changed':
-      return filter.resourcesListChanged === true;
-    case 'notifications/resources/updated':
-      return typeof params.uri === 'string' && (filter.resourceSubscriptions ?? []).includes(params.uri);
-    default:
-      return false;
   }
 }
 

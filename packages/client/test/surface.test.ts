@@ -1,0 +1,49 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import * as client from '../src/index.js';
+
+describe('package surface', () => {
+  it('exports exactly the documented names', () => {
+    expect(Object.keys(client).sort()).toEqual([
+      'CLIENT_ERRORS',
+      'CLIENT_VERSION',
+      'Client',
+      'DEFAULT_EXIT_TIMEOUT',
+      'DEFAULT_HTTP_CONNECTIONS',
+      'DEFAULT_MAX_CACHE_ENTRIES',
+      'DEFAULT_MAX_INPUT_ROUNDS',
+      'DEFAULT_MAX_LINE_BYTES',
+      'DEFAULT_MAX_MESSAGE_BYTES',
+      'DEFAULT_MAX_PAGES',
+      'DEFAULT_PROBE_TIMEOUT',
+      'DEFAULT_REQUEST_TIMEOUT',
+      'DEFAULT_SUBSCRIPTION_QUEUE',
+      'DEFAULT_TERM_TIMEOUT',
+      'DirectTransport',
+      'HttpTransport',
+      'ProtocolError',
+      'SnodoError',
+      'StdioTransport',
+      'Subscription',
+      'TimeoutError',
+      'TransportError',
+      'connect',
+      'encodeHeaderValue',
+      'paramHeaderValues',
+      'toolHeaders',
+    ]);
+  });
+
+  it('documents every error code in the README, and the README example stays under 30 lines', async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    for (const code of Object.keys(client.CLIENT_ERRORS)) expect(readme).toContain(`\`${code}\``);
+    const example = readme.split('```ts')[1]?.split('```')[0] ?? '';
+    expect(example.trim().split('\n').length).toBeLessThan(30);
+    for (const kind of ['http:', 'stdio:', 'direct:', 'transport:']) expect(example).toContain(kind);
+  });
+
+  it('keeps CLIENT_VERSION equal to the package version', async () => {
+    const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(client.CLIENT_VERSION).toBe(pkg.version);
+  });
+});
