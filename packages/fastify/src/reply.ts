@@ -14,7 +14,10 @@ export async function sendResponse(
 ): Promise<FastifyReply | undefined> {
   reply.code(response.status);
   for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
-  if (!isStreamResponse(response)) return reply.send(response.body === '' ? undefined : response.body);
+  if (!isStreamResponse(response)) {
+    // Bytes, not a string: Fastify would append "; charset=utf-8" to core's content type.
+    return reply.send(response.body === '' ? undefined : Buffer.from(response.body));
+  }
   await Promise.race([reply.sse.send(events(response.stream)), closed(disconnect)]);
   return undefined;
 }

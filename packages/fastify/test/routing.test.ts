@@ -1,5 +1,5 @@
 import { createGunzip, gzipSync } from 'node:zlib';
-import { Executor, SnodoError } from '@snodo/core';
+import { Executor, handle, isStreamResponse, SnodoError } from '@snodo/core';
 import Fastify from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -118,12 +118,43 @@ describe('routing and coexistence', () => {
     expect(served.body).toContain('"id":9223372036854775807,');
   });
 
-  it('answers GET with 405 and Allow, as the native listener does', async () => {
-    const server = await app();
-    const got = await server.inject({ method: 'GET', url: '/api/mcp', headers: bearer() });
-    expect(got.statusCode).toBe(405);
-    expect(got.headers.allow).toBe('POST, DELETE');
-    expect(got.json()).toMatchObject({ error: { code: -32600 } });
+  it("passes core's refusals through unchanged: status, headers and JSON-RPC body", async () => {
+    const runtime = testServer();
+    const server = Fastify();
+    apps.push(server);
+    await server.register(snodo, { runtime });
+    const cases: { method: 'GET' | 'POST' | 'DELETE'; headers: Record<string, string>; body?: string }[] = [
+      { method: 'GET', headers: { accept: 'text/event-stream' } },
+      { method: 'DELETE', headers: {} },
+      { method: 'POST', headers: { ...toolCall('whoami').headers, accept: 'application/json' }, body: '{}' },
+      {
+        method: 'POST',
+        headers: { ...toolCall('whoami').headers, 'mcp-method': 'tools/list' },
+        body: toolCall('whoami').body,
+      },
+    ];
+    for (const { method, headers, body } of cases) {
+      const expected = await handle(runtime, {
+        method,
+        path: '/mcp',
+        headers,
+        body: new TextEncoder().encode(body ?? ''),
+        signal: new AbortController().signal,
+      });
+      if (isStreamResponse(expected)) throw new Error('expected a JSON refusal');
+      expect(expected.status).toBeGreaterThanOrEqual(400);
+      const got = await server.inject({
+        method,
+        url: '/mcp',
+        headers,
+        ...(body === undefined ? {} : { payload: body }),
+      });
+      expect(got.statusCode).toBe(expected.status);
+      for (const [name, value] of Object.entries(expected.headers)) {
+        expect(got.headers[name], name).toBe(value);
+      }
+      expect(got.body).toBe(expected.body);
+    }
   });
 
   it('keeps its parser and @fastify/sse inside its own context, under its own name', async () => {
