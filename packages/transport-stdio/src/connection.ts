@@ -19,6 +19,7 @@ import {
   type Session,
   type SessionNotifications,
 } from '@snodo/core';
+import { CancelToken } from './cancel-token.js';
 import { stdioError } from './errors.js';
 import { StreamSource, stdinSource } from './input.js';
 import { LineReader } from './line-reader.js';
@@ -34,6 +35,8 @@ export interface Dispatcher {
 }
 
 type Request = Extract<DecodedSingle, { kind: 'request' }>;
+/** What delivery reads of a signal: an AbortSignal, or a request's own CancelToken. */
+type Aborted = { readonly aborted: boolean };
 
 /**
  * Requests that change the connection's session run inline, in input order, so a later line
@@ -51,7 +54,7 @@ interface Entry {
   readonly id: RequestId;
   readonly key: string;
   /** Aborted by notifications/cancelled; the executor then aborts the task's own signal. */
-  readonly cancel: AbortController;
+  readonly cancel: CancelToken;
   /** Its final response (or error) was handed to the writer: nothing else may be written for it. */
   answered: boolean;
 }
@@ -133,6 +136,7 @@ export class StdioConnection {
       for (const listening of this.#listening.values()) this.#endSubscription(listening, 'graceful');
       this.#sessionNotifications?.close();
       await Promise.race([Promise.all(this.#pumps), failed]);
+      this.#writer.flush();
       await Promise.race([this.#writer.ready(), failed]);
       if (this.#failure) throw this.#failure;
     } finally {
@@ -335,7 +339,7 @@ export class StdioConnection {
     try {
       const outcome = await this.#dispatcher.dispatch(request, this.#context());
       this.#adopt(outcome);
-      await this.#deliver(entry, outcome, entry.cancel.signal);
+      await this.#deliver(entry, outcome, entry.cancel);
     } catch (error) {
       this.#internalError(entry, error);
     } finally {
@@ -396,7 +400,7 @@ export class StdioConnection {
   }
 
   /** Writes an outcome's messages in order; nothing once `signal` aborted (cancel, deadline, teardown). */
-  async #deliver(entry: Entry, outcome: Outcome, signal: AbortSignal): Promise<void> {
+  async #deliver(entry: Entry, outcome: Outcome, signal: Aborted): Promise<void> {
     switch (outcome.type) {
       case 'response':
         return this.#answer(entry, outcome.message, signal);
@@ -416,7 +420,7 @@ export class StdioConnection {
     }
   }
 
-  #answer(entry: Entry, message: JsonRpcResponse, signal: AbortSignal): Promise<void> | undefined {
+  #answer(entry: Entry, message: JsonRpcResponse, signal: Aborted): Promise<void> | undefined {
     if (signal.aborted || entry.answered) return;
     entry.answered = true;
     return this.#write(message);
@@ -435,7 +439,7 @@ export class StdioConnection {
 
   #internalError(entry: Entry, error: unknown): void {
     logInternal(error);
-    if (entry.answered || entry.cancel.signal.aborted || this.#failure) return;
+    if (entry.answered || entry.cancel.aborted || this.#failure) return;
     entry.answered = true;
     this.#writer.write({
       jsonrpc: '2.0',
@@ -445,7 +449,7 @@ export class StdioConnection {
   }
 
   #admit(id: RequestId): Entry {
-    const entry: Entry = { id, key: idKey(id), cancel: new AbortController(), answered: false };
+    const entry: Entry = { id, key: idKey(id), cancel: new CancelToken(), answered: false };
     // Ids must be unique among requests in flight; a duplicate takes over the id for cancellation.
     this.#requests.set(entry.key, entry);
     this.#active++;
@@ -459,7 +463,7 @@ export class StdioConnection {
 
   // ---- subscriptions --------------------------------------------------------------------
 
-  #openSubscription(entry: Entry, subscription: OpenedSubscription, signal: AbortSignal): void {
+  #openSubscription(entry: Entry, subscription: OpenedSubscription, signal: Aborted): void {
     const slot = signal.aborted ? null : this.#executor.acquireSubscription(this.#owner);
     if (slot === null) {
       subscription.close();

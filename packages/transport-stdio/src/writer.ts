@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { encodeJson } from '@snodo/core';
 import { stdioError } from './errors.js';
 
@@ -14,11 +15,16 @@ import { stdioError } from './errors.js';
  * event) is terminal too. After a terminal failure nothing more is written.
  */
 export class Writer {
-  readonly #output: NodeJS.WritableStream;
+  readonly #output: NodeJS.WritableStream & Partial<Pick<Writable, 'cork' | 'uncork'>>;
   readonly #writeTimeout: number;
   readonly #onTerminal: (error: Error) => void;
   #blocked = false;
   #failed = false;
+  #corked = false;
+  readonly #uncork = () => {
+    this.#corked = false;
+    this.#output.uncork?.();
+  };
   #timer: ReturnType<typeof setTimeout> | undefined;
   #ready: Promise<void> | undefined;
   #resolveReady: (() => void) | undefined;
@@ -47,9 +53,20 @@ export class Writer {
    */
   write(message: unknown): boolean {
     if (this.#failed) return false;
+    if (!this.#corked && this.#output.cork !== undefined) {
+      // Messages written in one tick leave in one writev: far fewer syscalls, each message still whole.
+      this.#corked = true;
+      this.#output.cork();
+      process.nextTick(this.#uncork);
+    }
     const ok = this.#output.write(encodeJson(message, { ascii: true }) + '\n');
     if (!ok && !this.#blocked && !this.#failed) this.#block();
     return !this.#blocked;
+  }
+
+  /** Hands what this tick corked to the output now (the last writes before serving ends). */
+  flush(): void {
+    if (this.#corked) this.#uncork();
   }
 
   /** Settles once the output drained (or failed, so callers never wait forever). Resolved when not blocked. */

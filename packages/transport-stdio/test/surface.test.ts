@@ -40,7 +40,8 @@ describe('the public surface', () => {
       'maxQueue',
       'signal',
     ];
-    for (const option of options) expect(README).toMatch(new RegExp(`^\\| \`${option}\` \\| [^|]+ \\|`, 'm'));
+    for (const option of options)
+      expect(README).toMatch(new RegExp(`^\\|\\s*\`${option}\`\\s*\\|[^|]+\\|`, 'm'));
   });
 
   it("the README's stdio server is under 25 lines and serves a real client", async () => {
