@@ -15,7 +15,8 @@ export function disconnectSignal(request: FastifyRequest, reply: FastifyReply): 
   const source: EventEmitter | undefined =
     raw.httpVersionMajor >= 2 ? (raw as unknown as Http2ServerRequest).stream : raw.socket;
   const gone = () => {
-    if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
+    // writableEnded: this side ended the response (HTTP/2 emits finish on a reset stream too).
+    if (!reply.raw.writableEnded) controller.abort(new Error('client disconnected'));
     source?.removeListener('close', gone);
     reply.raw.removeListener('close', gone);
   };

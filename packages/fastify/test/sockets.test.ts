@@ -1,4 +1,5 @@
-import type { Socket } from 'node:net';
+import { connect as connectHttp2 } from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
 import { Executor } from '@snodo/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ afterEach(async () => {
   for (const app of apps.splice(0)) {
     // After an aborted fetch, undici opens a spare connection that never sends a request; Node's
     // server.close() would wait for the client to drop it.
-    app.server.closeAllConnections();
+    if ('closeAllConnections' in app.server) app.server.closeAllConnections();
     await app.close();
   }
 });
@@ -227,5 +228,52 @@ describe('client disconnects', () => {
     await closed;
     expect(signal.aborted).toBe(false);
     probe.release.open();
+  });
+});
+
+describe('HTTP/2 (h2c)', () => {
+  it('serves JSON and SSE, and a reset stream aborts its running handler while the session lives on', async () => {
+    const probe = new Probe();
+    const app = Fastify({ http2: true });
+    apps.push(app);
+    await app.register(snodo, { runtime: testServer(probe) });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const session = connectHttp2(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`);
+    const exchange = (call: { body: string; headers: Record<string, string> }) => {
+      const stream = session.request({ ':method': 'POST', ':path': '/mcp', ...call.headers });
+      stream.end(call.body);
+      return stream;
+    };
+    const read = (stream: ReturnType<typeof exchange>) =>
+      new Promise<{ status: unknown; type: unknown; text: string }>((resolve) => {
+        let text = '';
+        let head: Record<string, unknown> = {};
+        stream.on('response', (headers) => {
+          head = headers;
+        });
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        stream.on('end', () => resolve({ status: head[':status'], type: head['content-type'], text }));
+      });
+    try {
+      const json = await read(exchange(toolCall('whoami')));
+      expect(json).toMatchObject({ status: 200, type: 'application/json' });
+      expect(JSON.parse(json.text).result.content[0].text).toBe('anonymous');
+      const sse = await read(exchange(toolCall('steps', {}, { progressToken: 'h2' })));
+      expect(sse).toMatchObject({ status: 200, type: 'text/event-stream' });
+      expect(sse.text.match(/notifications\/progress/g)).toHaveLength(3);
+
+      const blocked = exchange(toolCall('block'));
+      blocked.on('error', () => {});
+      const signal = await probe.blocked.promise;
+      blocked.close(); // RST_STREAM: the connection stays up
+      await probe.blockAborted.promise;
+      expect(signal.aborted).toBe(true);
+      expect(session.closed).toBe(false);
+    } finally {
+      session.destroy();
+    }
   });
 });
