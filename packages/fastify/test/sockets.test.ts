@@ -22,7 +22,7 @@ afterEach(async () => {
   for (const app of apps.splice(0)) {
     // After an aborted fetch, undici opens a spare connection that never sends a request; Node's
     // server.close() would wait for the client to drop it.
-    if ('closeAllConnections' in app.server) app.server.closeAllConnections();
+    app.server.closeAllConnections();
     await app.close();
   }
 });
@@ -235,7 +235,6 @@ describe('HTTP/2 (h2c)', () => {
   it('serves JSON and SSE, and a reset stream aborts its running handler while the session lives on', async () => {
     const probe = new Probe();
     const app = Fastify({ http2: true });
-    apps.push(app);
     await app.register(snodo, { runtime: testServer(probe) });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const session = connectHttp2(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`);
@@ -274,6 +273,7 @@ describe('HTTP/2 (h2c)', () => {
       expect(session.closed).toBe(false);
     } finally {
       session.destroy();
+      await app.close();
     }
   });
 });
