@@ -1,0 +1,574 @@
+import {
+  type Client,
+  type ConnectOptions,
+  type CreateMessageResult,
+  connect,
+  type ElicitResult,
+  type InputContext,
+  type ListRootsResult,
+  type Page,
+  type Subscription,
+  type Target,
+  TimeoutError,
+  TransportError,
+} from '@snodo/client';
+import { ProtocolError, type ServerCapabilities, SnodoError, type SubscriptionFilter } from '@snodo/core';
+import {
+  type BackendSnapshot,
+  buildSnapshot,
+  type FetchedList,
+  type ListHint,
+  type ListKind,
+} from './catalog/snapshot.js';
+import { ProxyError } from './errors.js';
+import type { Exchange, PendingInput } from './exchange.js';
+import { observedTransport } from './transport.js';
+import { PROXY_VERSION } from './version.js';
+
+export type BackendStatus = 'up' | 'degraded' | 'down';
+
+/** How a backend is reached, as given to `createProxy` or `addBackend`. */
+export interface BackendSpec {
+  /** `^[A-Za-z][A-Za-z0-9_-]*$`; part of every exposed URI (`mcp-proxy://<id>/…`). */
+  id: string;
+  /** Any `@snodo/client` target: `{ http }`, `{ stdio }`, `{ direct }` or `{ transport }`. */
+  target: Target;
+  /** What goes before the separator in tool and prompt names (default: the id; '' for none). */
+  prefix?: string;
+  /** Options of the backend's client (`timeout`, `protocolVersions`, `headers`, …). */
+  clientOptions?: ConnectOptions;
+}
+
+/** What a backend needs from its proxy. */
+export interface BackendEnv {
+  readonly separator: string;
+  readonly maxCatalogItems: number;
+  readonly reconnectDelayMs: number;
+  /** Validates the merged catalog with `snapshot` and publishes it; throws `ProxyError`. */
+  publish(backend: Backend, snapshot: BackendSnapshot): void;
+  statusChanged(backend: Backend, previous: BackendStatus): void;
+  /** The backend says `original` (one of its resources its listener accepted) changed. */
+  resourceUpdated(backend: Backend, original: string): void;
+  warning(backend: Backend, message: string): void;
+}
+
+/** The error frontends get when the backend of what they asked for is not connected. */
+export function unavailable(what: string): ProtocolError {
+  return new ProtocolError(
+    -32603,
+    `Backend unavailable: the server behind ${what} is not connected; try again later`,
+    {
+      reason: 'backend_unavailable',
+    },
+  );
+}
+
+const LIST_METHODS = {
+  tools: (client: Client, cursor: string | undefined) =>
+    client.listTools({ fresh: true, ...(cursor ? { cursor } : {}) }),
+  prompts: (client: Client, cursor: string | undefined) =>
+    client.listPrompts({ fresh: true, ...(cursor ? { cursor } : {}) }),
+  resources: (client: Client, cursor: string | undefined) =>
+    client.listResources({ fresh: true, ...(cursor ? { cursor } : {}) }),
+  templates: (client: Client, cursor: string | undefined) =>
+    client.listResourceTemplates({ fresh: true, ...(cursor ? { cursor } : {}) }),
+} satisfies Record<ListKind, (client: Client, cursor: string | undefined) => Promise<Page<unknown>>>;
+
+const MAX_LIST_PAGES = 1_000;
+
+function offers(capabilities: ServerCapabilities, kind: ListKind): boolean {
+  if (kind === 'tools') return capabilities.tools !== undefined;
+  if (kind === 'prompts') return capabilities.prompts !== undefined;
+  return capabilities.resources !== undefined;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** A connection failure (as opposed to the backend answering something the proxy refuses). */
+function lostConnection(error: unknown): boolean {
+  return TransportError.is(error) || (SnodoError.is(error) && error.code === 'SNODO_ERR_CLOSED');
+}
+
+/**
+ * One backend: its client, its accepted catalog snapshot, its upstream listener and its health.
+ *
+ *   down ──connect + list + validate──► up ──refresh fails (answer refused)──► degraded
+ *    ▲                                   │◄──────────── refresh succeeds ──────────┘
+ *    └── transport closed / call or refresh loses the connection (retried every reconnectDelayMs)
+ *
+ * The snapshot survives every state: a failed refresh keeps it, and a backend that is down still
+ * lists its items, so a call gets "backend unavailable", never "unknown tool".
+ */
+export class Backend {
+  readonly id: string;
+  readonly prefix: string;
+  readonly spec: BackendSpec;
+  /** In-flight calls that may receive input requests (initialize-based backends). */
+  readonly exchanges = new Set<Exchange>();
+  snapshot: BackendSnapshot | undefined;
+  readonly #env: BackendEnv;
+  #client: Client | undefined;
+  #generation = 0;
+  #status: BackendStatus = 'down';
+  #error: string | undefined = 'not connected yet';
+  #since = Date.now();
+  #accepted: ReadonlySet<string> = new Set();
+  #listener: { subscription: Subscription; key: string; client: Client } | undefined;
+  #refreshing: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  #reinitializing: Promise<Client> | undefined;
+  #closed = false;
+
+  constructor(spec: BackendSpec, env: BackendEnv) {
+    this.spec = spec;
+    this.id = spec.id;
+    this.prefix = spec.prefix ?? spec.id;
+    this.#env = env;
+  }
+
+  get status(): BackendStatus {
+    return this.#status;
+  }
+
+  get error(): string | undefined {
+    return this.#error;
+  }
+
+  get since(): number {
+    return this.#since;
+  }
+
+  get client(): Client | undefined {
+    return this.#client;
+  }
+
+  /** Whether the backend's listener accepted (will report updates of) the resource `original`. */
+  accepts(original: string): boolean {
+    return this.#accepted.has(original);
+  }
+
+  #setStatus(status: BackendStatus, error?: unknown): void {
+    const previous = this.#status;
+    const message = error === undefined ? undefined : describe(error);
+    if (previous === status && message === this.#error) return;
+    this.#status = status;
+    this.#error = message;
+    if (previous !== status) this.#since = Date.now();
+    this.#env.statusChanged(this, previous);
+  }
+
+  // ---- connecting --------------------------------------------------------------------------
+
+  async #connect(): Promise<Client> {
+    const generation = ++this.#generation;
+    const own = this.spec.clientOptions ?? {};
+    const options: ConnectOptions = {
+      clientInfo: { name: 'snodo-proxy', version: PROXY_VERSION },
+      // The proxy keeps its own snapshot; a client cache would only serve stale lists and reads.
+      cache: false,
+      ...own,
+      capabilities: { elicitation: {}, sampling: {}, roots: {}, ...own.capabilities },
+      // The frontend's answers go back to the backend as they are.
+      onElicit: (params, context) =>
+        this.#input('elicitation/create', params, context) as Promise<ElicitResult>,
+      onSample: (params, context) =>
+        this.#input('sampling/createMessage', params, context) as Promise<CreateMessageResult>,
+      onRoots: (params, context) => this.#input('roots/list', params, context) as Promise<ListRootsResult>,
+      onWarning: (message) => this.#env.warning(this, message),
+    };
+    let client: Client;
+    try {
+      const transport = observedTransport(this.spec.target, options, (error) =>
+        this.#lost(generation, error ?? new Error('the connection closed')),
+      );
+      client = await connect({ transport }, options);
+    } catch (error) {
+      throw new ProxyError(
+        'SNODO_ERR_BACKEND_CONNECT',
+        `backend "${this.id}": ${describe(error)}`,
+        { backend: this.id },
+        error,
+      );
+    }
+    if (this.#closed || generation !== this.#generation) {
+      await client.close().catch(() => {});
+      throw new ProxyError('SNODO_ERR_BACKEND_CONNECT', `backend "${this.id}" was removed while connecting`, {
+        backend: this.id,
+      });
+    }
+    this.#client = client;
+    return client;
+  }
+
+  /** Connects and accepts the first catalog; throws (leaving nothing running) when either fails. */
+  async start(): Promise<void> {
+    const client = await this.#connect();
+    try {
+      await this.#accept(client);
+    } catch (error) {
+      this.#client = undefined;
+      await client.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Like `start`, but a failure leaves the backend down (or degraded) and retrying. */
+  async startOrRetry(): Promise<void> {
+    let client: Client;
+    try {
+      client = await this.#connect();
+    } catch (error) {
+      this.#setStatus('down', error);
+      this.#scheduleReconnect();
+      return;
+    }
+    try {
+      await this.#accept(client);
+    } catch (error) {
+      try {
+        this.#refreshFailed(client, error);
+      } catch {
+        // Recorded in the status; retried by the reconnect loop or the health probe.
+      }
+    }
+  }
+
+  /** Fetches, validates and publishes the catalog of `client`, then listens for its changes. */
+  async #accept(client: Client): Promise<void> {
+    const snapshot = await this.#fetch(client);
+    if (this.#closed || client !== this.#client) return;
+    this.#env.publish(this, snapshot);
+    this.snapshot = snapshot;
+    this.#setStatus('up');
+    void this.#ensureListener(client);
+  }
+
+  async #fetch(client: Client): Promise<BackendSnapshot> {
+    const capabilities = client.serverCapabilities;
+    const empty: FetchedList = { items: [], hint: { ttlMs: 0, cacheScope: 'private' } };
+    const lists = { tools: empty, prompts: empty, resources: empty, templates: empty };
+    for (const kind of ['tools', 'prompts', 'resources', 'templates'] as const) {
+      if (offers(capabilities, kind)) lists[kind] = await this.#fetchList(client, kind);
+    }
+    return buildSnapshot(
+      { id: this.id, prefix: this.prefix, separator: this.#env.separator },
+      capabilities,
+      lists,
+    );
+  }
+
+  async #fetchList(client: Client, kind: ListKind): Promise<FetchedList> {
+    const items: Record<string, unknown>[] = [];
+    const seen = new Set<string>();
+    let ttlMs = Number.POSITIVE_INFINITY;
+    let cacheScope: ListHint['cacheScope'] = 'public';
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      let result: Page<unknown>;
+      try {
+        result = await LIST_METHODS[kind](client, cursor);
+      } catch (error) {
+        // A backend without resource templates may not know the method: an empty list.
+        if (kind === 'templates' && ProtocolError.is(error) && error.code === -32601) break;
+        throw error;
+      }
+      for (const entry of result.items) items.push(entry as Record<string, unknown>);
+      if (items.length > this.#env.maxCatalogItems) {
+        throw new ProxyError(
+          'SNODO_ERR_CATALOG_LIMIT',
+          `backend "${this.id}" lists more than ${this.#env.maxCatalogItems} ${kind}`,
+          { limit: this.#env.maxCatalogItems, backend: this.id },
+        );
+      }
+      // Absent (initialize-based backends) means 0: immediately stale.
+      const ttl = result.result.ttlMs;
+      ttlMs = Math.min(
+        ttlMs,
+        typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.floor(ttl) : 0,
+      );
+      if (result.result.cacheScope !== 'public') cacheScope = 'private';
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+      if (seen.has(cursor)) {
+        throw new ProxyError(
+          'SNODO_ERR_BACKEND_CATALOG',
+          `backend "${this.id}" returned the ${kind} cursor ${JSON.stringify(cursor)} twice`,
+        );
+      }
+      seen.add(cursor);
+    }
+    return { items, hint: { ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, cacheScope } };
+  }
+
+  #refreshFailed(client: Client, error: unknown): never {
+    if (lostConnection(error)) this.#lost(this.#generation, error);
+    else if (client === this.#client && !this.#closed) this.#setStatus('degraded', error);
+    throw error;
+  }
+
+  /**
+   * Fetches and validates the catalog again, now; a refresh already running finishes first (at
+   * most one runs and one waits). Rejects when it fails: the last accepted snapshot stays and the
+   * backend is `degraded` (or `down` when the connection is gone).
+   */
+  refresh(): Promise<void> {
+    if (!this.#refreshing) {
+      const run = this.#refreshOnce();
+      this.#refreshing = run;
+      run.then(
+        () => this.#clearRefresh(run),
+        () => this.#clearRefresh(run),
+      );
+      return run;
+    }
+    this.#queued ??= this.#refreshing
+      .catch(() => {})
+      .then(() => {
+        this.#queued = undefined;
+        return this.refresh();
+      });
+    return this.#queued;
+  }
+
+  #clearRefresh(run: Promise<void>): void {
+    if (this.#refreshing === run) this.#refreshing = undefined;
+  }
+
+  async #refreshOnce(): Promise<void> {
+    if (this.#closed) throw new ProxyError('SNODO_ERR_PROXY_CLOSED', `backend "${this.id}" was removed`);
+    const client = this.#client;
+    if (!client || this.#status === 'down') {
+      throw new ProxyError(
+        'SNODO_ERR_BACKEND_CONNECT',
+        `backend "${this.id}" is not connected (${this.#error ?? 'down'})`,
+        {
+          backend: this.id,
+        },
+      );
+    }
+    try {
+      await this.#accept(client);
+    } catch (error) {
+      this.#refreshFailed(client, error);
+    }
+  }
+
+  // ---- losing and regaining the connection --------------------------------------------------
+
+  /** The connection of `generation` is gone: down, and retried every reconnectDelayMs. */
+  #lost(generation: number, error: unknown): void {
+    if (this.#closed || generation !== this.#generation) return;
+    const client = this.#client;
+    this.#client = undefined;
+    this.#generation++;
+    this.#closeListener();
+    client?.close().catch(() => {});
+    this.#setStatus('down', error);
+    this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#closed || this.#reconnectTimer !== undefined) return;
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = undefined;
+      void this.#reconnect();
+    }, this.#env.reconnectDelayMs);
+    this.#reconnectTimer.unref?.();
+  }
+
+  async #reconnect(): Promise<void> {
+    if (this.#closed || this.#client) return;
+    let client: Client;
+    try {
+      client = await this.#connect();
+    } catch (error) {
+      if (this.#closed) return;
+      this.#setStatus('down', error);
+      this.#scheduleReconnect();
+      return;
+    }
+    await this.#accept(client).catch((error: unknown) => {
+      try {
+        this.#refreshFailed(client, error);
+      } catch {
+        // Recorded in the status.
+      }
+    });
+  }
+
+  /**
+   * The server forgot the session (HTTP 404 on an initialize-based revision): connect again, once
+   * for every call that saw it. The catalog is kept; a refresh follows.
+   */
+  #reinitialize(generation: number): Promise<Client> {
+    if (generation !== this.#generation && this.#client) return Promise.resolve(this.#client);
+    this.#reinitializing ??= (async () => {
+      const old = this.#client;
+      this.#client = undefined;
+      // The old transport's close must not count as losing the new connection.
+      this.#generation++;
+      this.#closeListener();
+      old?.close().catch(() => {});
+      try {
+        const client = await this.#connect();
+        this.refresh().catch(() => {});
+        return client;
+      } catch (error) {
+        this.#setStatus('down', error);
+        this.#scheduleReconnect();
+        throw error;
+      }
+    })().finally(() => {
+      this.#reinitializing = undefined;
+    });
+    return this.#reinitializing;
+  }
+
+  // ---- calls ------------------------------------------------------------------------------
+
+  /**
+   * Runs `send` on the backend's client with honest failures: not connected, or the connection
+   * lost during the call → "backend unavailable" (and the backend turns down); past the client's
+   * timeout → -32001; the backend's own JSON-RPC errors as they are. A 404 for the session
+   * re-initializes once and sends again: the server did not run the request.
+   */
+  async call<T>(what: string, send: (client: Client) => Promise<T>): Promise<T> {
+    const client = this.#client;
+    if (!client || this.#status === 'down' || this.#closed) throw unavailable(what);
+    const generation = this.#generation;
+    try {
+      return await send(client);
+    } catch (error) {
+      if (!(TransportError.is(error) && error.code === 'SNODO_ERR_SESSION_EXPIRED'))
+        throw this.#callError(what, error, generation);
+      let fresh: Client;
+      try {
+        fresh = await this.#reinitialize(generation);
+      } catch {
+        throw unavailable(what);
+      }
+      try {
+        return await send(fresh);
+      } catch (again) {
+        throw this.#callError(what, again, this.#generation);
+      }
+    }
+  }
+
+  #callError(what: string, error: unknown, generation: number): unknown {
+    if (ProtocolError.is(error)) return error;
+    if (TimeoutError.is(error)) {
+      return new ProtocolError(
+        -32001,
+        `Request timed out: the server behind ${what} did not answer within ${error.timeout} ms`,
+      );
+    }
+    if (SnodoError.is(error) && error.code === 'SNODO_ERR_ABORTED') return error;
+    if (lostConnection(error)) {
+      if (TransportError.is(error)) this.#lost(generation, error);
+      return unavailable(what);
+    }
+    if (SnodoError.is(error) && error.code === 'SNODO_ERR_INVALID_RESULT') {
+      return new ProtocolError(-32603, `The server behind ${what} answered an invalid result`);
+    }
+    return error;
+  }
+
+  /** The backend's server-initiated request (elicitation, sampling, roots) goes to the call it belongs to. */
+  #input(method: PendingInput['method'], params: Record<string, unknown>, context: InputContext) {
+    const candidates = [...this.exchanges].filter((exchange) => !exchange.settled);
+    if (candidates.length === 1) return (candidates[0] as Exchange).ask(method, params, context.signal);
+    // Nothing on the wire of an initialize-based revision says which request the input is for.
+    throw new ProtocolError(
+      -32603,
+      candidates.length === 0
+        ? `${method}: no request of the proxy to this server is waiting for input`
+        : `${method}: the proxy cannot tell which of its ${candidates.length} requests to this server asks`,
+    );
+  }
+
+  // ---- the upstream listener --------------------------------------------------------------
+
+  /**
+   * One listener per backend: list changes (refresh) and updates of every exact resource of the
+   * snapshot. What its acknowledgement honours is what frontends may subscribe to.
+   */
+  async #ensureListener(client: Client): Promise<void> {
+    if (this.#closed || client !== this.#client) return;
+    const caps = client.serverCapabilities;
+    const uris = caps.resources?.subscribe
+      ? (this.snapshot?.resources ?? []).map((entry) => entry.item.original)
+      : [];
+    const filter: SubscriptionFilter = {};
+    if (caps.tools?.listChanged) filter.toolsListChanged = true;
+    if (caps.prompts?.listChanged) filter.promptsListChanged = true;
+    if (caps.resources?.listChanged) filter.resourcesListChanged = true;
+    if (uris.length > 0) filter.resourceSubscriptions = uris;
+    const key = JSON.stringify(filter);
+    const current = this.#listener;
+    if (current && current.key === key && current.client === client && !current.subscription.ended) return;
+    if (key === '{}') {
+      this.#closeListener();
+      return;
+    }
+    const entry = { subscription: client.listen(filter), key, client };
+    this.#listener = entry;
+    void this.#pump(entry);
+    try {
+      const honoured = await entry.subscription.ready;
+      if (this.#listener === entry) this.#accepted = new Set(honoured.resourceSubscriptions ?? []);
+    } catch {
+      if (this.#listener === entry) this.#accepted = new Set();
+    }
+    if (current && current !== entry) current.subscription.close().catch(() => {});
+  }
+
+  async #pump(entry: { subscription: Subscription; client: Client }): Promise<void> {
+    try {
+      for await (const notification of entry.subscription) {
+        if (this.#listener !== entry) break;
+        const method = notification.method;
+        if (method === 'notifications/resources/updated') {
+          const uri = (notification.params as { uri?: unknown } | undefined)?.uri;
+          if (typeof uri === 'string' && this.#accepted.has(uri)) this.#env.resourceUpdated(this, uri);
+        } else if (method.endsWith('/list_changed')) {
+          this.refresh().catch(() => {});
+        }
+      }
+    } catch {
+      // Ended with an error: handled below like any other end.
+    }
+    if (this.#listener !== entry || this.#closed || entry.client !== this.#client) return;
+    // The stream ended while the connection looks alive: probe it (a dead one turns down), then listen again.
+    this.#listener = undefined;
+    this.#accepted = new Set();
+    const timer = setTimeout(() => {
+      this.refresh().catch(() => {});
+    }, this.#env.reconnectDelayMs);
+    timer.unref?.();
+  }
+
+  #closeListener(): void {
+    const listener = this.#listener;
+    this.#listener = undefined;
+    this.#accepted = new Set();
+    listener?.subscription.close().catch(() => {});
+  }
+
+  /** Stops everything: timers, listener, parked and running exchanges, the client. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#reconnectTimer !== undefined) clearTimeout(this.#reconnectTimer);
+    this.#closeListener();
+    for (const exchange of this.exchanges) exchange.abort(unavailable('this request'));
+    const client = this.#client;
+    this.#client = undefined;
+    this.#generation++;
+    await client?.close().catch(() => {});
+  }
+}

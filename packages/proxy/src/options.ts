@@ -1,0 +1,152 @@
+import type { BackendSpec, BackendStatus } from './backend.js';
+import {
+  BACKEND_ID,
+  DEFAULT_HEALTH_INTERVAL_MS,
+  DEFAULT_INPUT_TIMEOUT_MS,
+  DEFAULT_MAX_BACKENDS,
+  DEFAULT_MAX_CATALOG_ITEMS,
+  DEFAULT_MAX_INPUT_ROUNDS,
+  DEFAULT_MAX_PARKED_CALLS,
+  DEFAULT_PAGE_SIZE,
+  DEFAULT_RECONNECT_DELAY_MS,
+  DEFAULT_SEPARATOR,
+  MAX_BACKEND_ID_LENGTH,
+} from './defaults.js';
+import { optionError } from './errors.js';
+import { type AuthorizationPolicy, policyProblem } from './policy.js';
+import { targetProblem } from './transport.js';
+
+/** A backend's health changed (`onHealthChange`, and what `snodo-proxy` logs). */
+export interface HealthChange {
+  readonly backend: string;
+  readonly status: BackendStatus;
+  readonly previous: BackendStatus;
+  readonly error: string | undefined;
+}
+
+export interface ProxyOptions {
+  /** Backends to start with; each is connected by `createProxy` (one that fails starts `down` and is retried). */
+  backends?: BackendSpec[];
+  /** Default 32. */
+  maxBackends?: number;
+  /** Tools + prompts + resources + templates of all backends. Default 1,000. */
+  maxCatalogItems?: number;
+  /** Health probe (a catalog refresh of every connected backend), in ms. Default 30,000. */
+  healthIntervalMs?: number;
+  /** Between attempts to reconnect a disconnected backend, in ms. Default 1,000. */
+  reconnectDelayMs?: number;
+  /** Between prefix and name. Default '.'. */
+  separator?: string;
+  /** The default policy of every runtime (`proxy.runtime({ authorization })` overrides it). */
+  authorization?: AuthorizationPolicy;
+  /** Items per merged list page. Default 100. */
+  pageSize?: number;
+  /** How long a call to an initialize-based backend waits for a 2026-07-28 frontend's input answer, in ms. Default 120,000. */
+  inputTimeoutMs?: number;
+  /** Such waiting calls at most. Default 256. */
+  maxParkedCalls?: number;
+  /** Input rounds one forwarded request may take. Default 8. */
+  maxInputRounds?: number;
+  onHealthChange?: (change: HealthChange) => void;
+  /** What backend clients recovered from (dropped tools, skipped output). */
+  onWarning?: (backend: string, message: string) => void;
+}
+
+export interface Settings {
+  readonly maxBackends: number;
+  readonly maxCatalogItems: number;
+  readonly healthIntervalMs: number;
+  readonly reconnectDelayMs: number;
+  readonly separator: string;
+  readonly authorization: AuthorizationPolicy | undefined;
+  readonly pageSize: number;
+  readonly inputTimeoutMs: number;
+  readonly maxParkedCalls: number;
+  readonly maxInputRounds: number;
+  readonly onHealthChange: ProxyOptions['onHealthChange'];
+  readonly onWarning: ProxyOptions['onWarning'];
+}
+
+/** The longest delay `setTimeout` honours. */
+const MAX_DELAY = 2_147_483_647;
+const SEPARATOR = /^[A-Za-z0-9_.-]{1,8}$/;
+const PREFIX = /^[A-Za-z0-9_.-]{0,63}$/;
+
+function positive(name: string, value: unknown, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw optionError(`${name} must be an integer from 1 to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** Validates `createProxy`'s options once; every message names the option and its rule. */
+export function resolveSettings(options: ProxyOptions): Settings {
+  if (typeof options !== 'object' || options === null)
+    throw optionError('createProxy needs an options object');
+  const separator = options.separator ?? DEFAULT_SEPARATOR;
+  if (typeof separator !== 'string' || !SEPARATOR.test(separator)) {
+    throw optionError(
+      `separator must be 1 to 8 of the characters A-Z a-z 0-9 _ . - (names must match ^[A-Za-z0-9_.-]{1,64}$), got ${JSON.stringify(separator)}`,
+    );
+  }
+  const problem = policyProblem('authorization', options.authorization);
+  if (problem) throw optionError(problem);
+  for (const name of ['onHealthChange', 'onWarning'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function')
+      throw optionError(`${name} must be a function`);
+  }
+  if (options.backends !== undefined && !Array.isArray(options.backends))
+    throw optionError('backends must be an array');
+  return {
+    maxBackends: positive('maxBackends', options.maxBackends, DEFAULT_MAX_BACKENDS),
+    maxCatalogItems: positive('maxCatalogItems', options.maxCatalogItems, DEFAULT_MAX_CATALOG_ITEMS),
+    healthIntervalMs: positive(
+      'healthIntervalMs',
+      options.healthIntervalMs,
+      DEFAULT_HEALTH_INTERVAL_MS,
+      MAX_DELAY,
+    ),
+    reconnectDelayMs: positive(
+      'reconnectDelayMs',
+      options.reconnectDelayMs,
+      DEFAULT_RECONNECT_DELAY_MS,
+      MAX_DELAY,
+    ),
+    separator,
+    authorization: options.authorization,
+    pageSize: positive('pageSize', options.pageSize, DEFAULT_PAGE_SIZE),
+    inputTimeoutMs: positive('inputTimeoutMs', options.inputTimeoutMs, DEFAULT_INPUT_TIMEOUT_MS, MAX_DELAY),
+    maxParkedCalls: positive('maxParkedCalls', options.maxParkedCalls, DEFAULT_MAX_PARKED_CALLS),
+    maxInputRounds: positive('maxInputRounds', options.maxInputRounds, DEFAULT_MAX_INPUT_ROUNDS),
+    onHealthChange: options.onHealthChange,
+    onWarning: options.onWarning,
+  };
+}
+
+/** Validates one backend spec; `where` names it in messages (`backends[2]`, `addBackend`). */
+export function checkBackendSpec(where: string, spec: unknown): BackendSpec {
+  if (typeof spec !== 'object' || spec === null)
+    throw optionError(`${where} must be an object { id, target, prefix?, clientOptions? }`);
+  const typed = spec as Record<string, unknown>;
+  const { id } = typed;
+  if (typeof id !== 'string' || !BACKEND_ID.test(id) || id.length > MAX_BACKEND_ID_LENGTH) {
+    throw optionError(
+      `${where}.id must match ${BACKEND_ID.source} (at most ${MAX_BACKEND_ID_LENGTH} characters), got ${JSON.stringify(id)}`,
+    );
+  }
+  const problem = targetProblem(`${where}.target`, typed.target);
+  if (problem) throw optionError(problem);
+  if (typed.prefix !== undefined && (typeof typed.prefix !== 'string' || !PREFIX.test(typed.prefix))) {
+    throw optionError(
+      `${where}.prefix must be at most 63 of the characters A-Z a-z 0-9 _ . -, got ${JSON.stringify(typed.prefix)}`,
+    );
+  }
+  if (
+    typed.clientOptions !== undefined &&
+    (typeof typed.clientOptions !== 'object' || typed.clientOptions === null)
+  ) {
+    throw optionError(`${where}.clientOptions must be an object (the options of @snodo/client's connect)`);
+  }
+  return spec as BackendSpec;
+}

@@ -1,0 +1,69 @@
+import { createServer, type ProtocolVersion, type Runtime } from '@snodo/core';
+import { deriveRuntime } from '@snodo/core/internal';
+import { PROXY_EXTENSION } from '../defaults.js';
+import { optionError } from '../errors.js';
+import { type AuthorizationPolicy, policyProblem } from '../policy.js';
+import { PROXY_VERSION } from '../version.js';
+import { filteredHub, listenOperation, operations, type ProxyCore, subscribable } from './ops.js';
+
+/** Options of `proxy.runtime()`: the frontend side. */
+export interface RuntimeOptions {
+  /** Who may see and use what; overrides the proxy's `authorization`. */
+  authorization?: AuthorizationPolicy;
+  /** `serverInfo` frontends see. Default `{ name: 'snodo-proxy', version: <this package's> }`. */
+  name?: string;
+  version?: string;
+  title?: string;
+  instructions?: string;
+  /** MRTR `requestState` protection (see `createServer`): share `secret` when several proxies serve one endpoint. */
+  mrtr?: { secret?: Uint8Array | string; stateTtlMs?: number; maxRounds?: number };
+  /** Revisions served to frontends (default: all four; resource updates reach 2026-07-28 subscribers by principal). */
+  protocolVersions?: ProtocolVersion[];
+}
+
+/**
+ * The runtime every Snodo transport serves: a `createServer` runtime (identity, revisions, MRTR
+ * key, the `dev.snodo/proxy` extension) whose lists, calls, reads, gets, completions and
+ * subscriptions are the proxy's, read from the current catalog at each request.
+ */
+export function buildRuntime(
+  core: ProxyCore,
+  fallback: AuthorizationPolicy | undefined,
+  options: RuntimeOptions = {},
+): Runtime {
+  if (typeof options !== 'object' || options === null) throw optionError('runtime options must be an object');
+  const problem = policyProblem('authorization', options.authorization);
+  if (problem) throw optionError(problem);
+  const policy = options.authorization ?? fallback;
+  const base = createServer({
+    name: options.name ?? 'snodo-proxy',
+    version: options.version ?? PROXY_VERSION,
+    ...(options.title === undefined ? {} : { title: options.title }),
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    ...(options.mrtr === undefined ? {} : { mrtr: options.mrtr }),
+    ...(options.protocolVersions === undefined ? {} : { protocolVersions: options.protocolVersions }),
+    logging: false,
+    extensions: {
+      [PROXY_EXTENSION]: {
+        // The aggregate only: no backend ids, no error details.
+        methods: { 'proxy/health': () => ({ status: core.aggregate() }) },
+      },
+    },
+  });
+  return deriveRuntime(base, {
+    capabilities: {
+      ...base.capabilities,
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      completions: {},
+    },
+    // Initialize-based sessions carry no principal: their updates are what an anonymous caller may see.
+    hub: filteredHub(
+      core.changes,
+      (event) => event.type !== 'updated' || subscribable(core, policy, undefined, event.uri),
+    ),
+    operations: operations(core, policy),
+    openListen: listenOperation(core, policy),
+  });
+}
