@@ -278,11 +278,8 @@ export class StdioConnection {
     this.#adopt(outcome);
     if (outcome.type !== 'none' || outcome.cancel === undefined) return;
     const key = idKey(outcome.cancel);
-    const entry = this.#requests.get(key);
-    if (entry !== undefined) {
-      entry.cancel.abort(new Error('cancelled by the client'));
-      return;
-    }
+    // Both, for a listen whose subscription opened while its request is still settling.
+    this.#requests.get(key)?.cancel.abort(new Error('cancelled by the client'));
     const listening = this.#listening.get(key);
     if (listening !== undefined) this.#endSubscription(listening, 'silent');
   }
