@@ -12,6 +12,8 @@ const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const requested = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? '2025-11-25';
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
   toolCalls?: { name: string; arguments?: Record<string, unknown> }[];
+  client_id?: string;
+  client_secret?: string;
 };
 const log = (...parts: unknown[]) => console.error('[conformance-client]', ...parts);
 
@@ -67,8 +69,31 @@ const options: ConnectOptions = {
   }),
   onRoots: () => ({ roots: [{ uri: 'file:///tmp', name: 'tmp' }] }),
   onWarning: (message) => log('warning:', message),
-  timeout: 20_000,
+  // The suite kills a client after its own timeout (30 s by default); under a parallel run an OAuth
+  // flow alone can take many seconds, and a call's timeout covers its authorization.
+  timeout: 28_000,
+  // OAuth for the auth/* scenarios: the mock authorization server redirects at once, so the
+  // "user agent" step is one GET whose Location is the redirect back.
+  oauth: {
+    redirectUrl: 'http://localhost:3000/callback',
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    clientMetadata: { client_name: 'snodo-conformance-client' },
+    ...(context.client_id === undefined ? {} : { clientId: context.client_id }),
+    ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }),
+    authorize: async (url) => {
+      const response = await fetch(url, { redirect: 'manual' });
+      await response.arrayBuffer();
+      const location = response.headers.get('location');
+      if (location === null) throw new Error(`the authorization endpoint answered ${response.status}`);
+      return new URL(location, url);
+    },
+  },
 };
+
+/** The auth/* scenarios: authorize, then use the server (list its tools and call each). */
+async function authorizedUse(client: Client): Promise<void> {
+  for (const tool of await client.allTools()) await client.callTool(tool.name, argumentsFor(tool));
+}
 
 const scenarios: Record<string, (client: Client) => Promise<void>> = {
   async initialize(client) {
@@ -125,7 +150,7 @@ const scenarios: Record<string, (client: Client) => Promise<void>> = {
 };
 
 async function main(): Promise<number> {
-  const run = scenarios[scenario];
+  const run = scenarios[scenario] ?? (scenario.startsWith('auth/') ? authorizedUse : undefined);
   if (!run) {
     log(`no handler for scenario ${JSON.stringify(scenario)}`);
     return 0;

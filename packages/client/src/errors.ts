@@ -10,6 +10,7 @@ export const CLIENT_ERRORS = Object.freeze({
   SNODO_ERR_CONNECTION_REFUSED: 'The server could not be reached',
   SNODO_ERR_CONNECTION_CLOSED: 'The connection closed before the response arrived',
   SNODO_ERR_HTTP_STATUS: 'The server answered an HTTP status without a JSON-RPC body',
+  SNODO_ERR_UNAUTHORIZED: 'OAuth authorization failed (metadata, registration, the flow or the token)',
   SNODO_ERR_SESSION_EXPIRED: 'The server no longer knows the session (HTTP 404): connect again',
   SNODO_ERR_INVALID_MESSAGE: 'The server sent something that is not a JSON-RPC response',
   SNODO_ERR_SPAWN: 'The stdio server could not be started',

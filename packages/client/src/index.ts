@@ -29,6 +29,7 @@ export {
   type ToolHeaders,
   toolHeaders,
 } from './headers.js';
+export { challengeParams, OAuthClient, type OAuthOptions } from './oauth.js';
 export { Subscription } from './subscription.js';
 export type { ClientTransport, SendOptions, TransportSink } from './transport.js';
 export { DirectTransport } from './transports/direct.js';

@@ -6,13 +6,15 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type ProtocolVersion,
+  SnodoError,
 } from '@snodo/core';
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES } from '../defaults.js';
 import { type ClientErrorCode, TransportError, transportError } from '../errors.js';
 import { encodeHeaderValue } from '../headers.js';
 import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
 import { SseParser } from './sse.js';
+import { OAuthClient, type OAuthOptions } from '../oauth.js';
 
 export interface HttpOptions {
   /** Headers added to every request (e.g. an API key). */
@@ -24,6 +26,8 @@ export interface HttpOptions {
   /** Bytes of one JSON response body or SSE event. Default 16,000,000. */
   maxMessageBytes?: number;
   decodeLimits?: DecodeLimits;
+  /** OAuth 2.1: answer 401 / 403 `insufficient_scope` challenges by authorizing (see `OAuthOptions`). */
+  oauth?: OAuthOptions | OAuthClient;
 }
 
 const MODERN: ProtocolVersion = '2026-07-28';
@@ -58,6 +62,7 @@ export class HttpTransport implements ClientTransport {
   readonly #pool: Pool;
   readonly #inflight = new Set<AbortController>();
   readonly #maxBytes: number;
+  readonly #oauth: OAuthClient | undefined;
   #sink: TransportSink | undefined;
   #sessionId: string | undefined;
   #legacyVersion: string | undefined;
@@ -69,6 +74,12 @@ export class HttpTransport implements ClientTransport {
     this.#path = this.#url.pathname + this.#url.search;
     this.#options = options;
     this.#maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#oauth =
+      options.oauth === undefined
+        ? undefined
+        : options.oauth instanceof OAuthClient
+          ? options.oauth
+          : new OAuthClient(options.oauth);
     this.#pool = new Pool(this.#url.origin, {
       connections: options.connections ?? DEFAULT_HTTP_CONNECTIONS,
       // Calls carry their own deadlines; a listen stream may stay quiet for long.
@@ -88,6 +99,7 @@ export class HttpTransport implements ClientTransport {
   }
 
   async authorizationKey(): Promise<string | undefined> {
+    if (this.#oauth) return this.#oauth.accessToken();
     return (await this.#options.authorization?.()) ?? this.#options.headers?.authorization;
   }
 
@@ -101,7 +113,7 @@ export class HttpTransport implements ClientTransport {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
-    const token = await this.#options.authorization?.();
+    const token = this.#oauth ? await this.#oauth.accessToken() : await this.#options.authorization?.();
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     if (options.protocolVersion === MODERN) {
       headers['mcp-protocol-version'] = MODERN;
@@ -140,13 +152,16 @@ export class HttpTransport implements ClientTransport {
     const { controller, done } = this.#track(options.signal);
     const legacy = options.protocolVersion !== MODERN;
     try {
-      const headers = await this.#headers(request.method, request.params, options);
-      const response = await this.#pool.request({
-        path: this.#path,
-        method: 'POST',
-        headers,
-        body: encodeJson(request),
-        signal: controller.signal,
+      const { headers, response } = await this.#authorized(controller.signal, async () => {
+        const headers = await this.#headers(request.method, request.params, options);
+        const response = await this.#pool.request({
+          path: this.#path,
+          method: 'POST',
+          headers,
+          body: encodeJson(request),
+          signal: controller.signal,
+        });
+        return { headers, response };
       });
       if (request.method === 'initialize' && response.statusCode < 300) {
         const session = header(response.headers['mcp-session-id']);
@@ -179,6 +194,27 @@ export class HttpTransport implements ClientTransport {
       throw this.#failure(error, controller.signal, request, options, legacy);
     } finally {
       done();
+    }
+  }
+
+  /**
+   * Sends with `send`; while the answer is a 401 (or a 403 `insufficient_scope`) and OAuth is
+   * configured, authorizes and sends again, at most `maxAttempts` times.
+   */
+  async #authorized<T extends { response: Dispatcher.ResponseData }>(
+    signal: AbortSignal,
+    send: () => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const sent = await send();
+      const { statusCode, headers } = sent.response;
+      const challenge = header(headers['www-authenticate']);
+      const insufficient = statusCode === 403 && /insufficient_scope/.test(challenge ?? '');
+      if (!this.#oauth || !(statusCode === 401 || insufficient) || attempt >= this.#oauth.maxAttempts) return sent;
+      // Read the challenge's body to its end, so its keep-alive connection stays usable.
+      await readText(sent.response.body as unknown as Body, this.#maxBytes).catch(() => '');
+      if (signal.aborted) throw signal.reason;
+      await this.#oauth.challenge(this.#url, statusCode, challenge);
     }
   }
 
@@ -314,7 +350,7 @@ export class HttpTransport implements ClientTransport {
       return options.signal.reason;
     }
     if (signal.aborted) return signal.reason;
-    if (TransportError.is(error)) return error;
+    if (SnodoError.is(error)) return error;
     if (error instanceof RangeError) {
       return transportError('SNODO_ERR_INVALID_MESSAGE', `${request.method}: ${error.message}`, {
         cause: error,
@@ -333,14 +369,17 @@ export class HttpTransport implements ClientTransport {
     const { controller, done } = this.#track(options.signal);
     try {
       const params = 'method' in message ? message.params : undefined;
-      const headers = await this.#headers(method, params, options);
-      if (method === undefined) delete headers['mcp-method'];
-      const response = await this.#pool.request({
-        path: this.#path,
-        method: 'POST',
-        headers,
-        body: encodeJson(message),
-        signal: controller.signal,
+      const { response } = await this.#authorized(controller.signal, async () => {
+        const headers = await this.#headers(method, params, options);
+        if (method === undefined) delete headers['mcp-method'];
+        const response = await this.#pool.request({
+          path: this.#path,
+          method: 'POST',
+          headers,
+          body: encodeJson(message),
+          signal: controller.signal,
+        });
+        return { response };
       });
       const text = await readText(response.body as unknown as Body, this.#maxBytes);
       if (response.statusCode >= 300) {
@@ -355,7 +394,7 @@ export class HttpTransport implements ClientTransport {
       }
       return response.statusCode;
     } catch (error) {
-      if (TransportError.is(error)) throw error;
+      if (SnodoError.is(error)) throw error;
       throw networkError(error, `${what} to ${this.#url.origin}`);
     } finally {
       done();
