@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/helpers/build.ts'],
     // Real child processes and sockets: tests wait for events, never for time, but CI machines are small.
     testTimeout: 60_000,
     hookTimeout: 60_000,

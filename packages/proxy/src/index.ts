@@ -23,7 +23,7 @@ export {
   type BackendHealth,
   type CatalogView,
   createProxy,
-  type Proxy,
+  type McpProxy,
   type ProxyHealth,
 } from './proxy.js';
 export type { RuntimeOptions } from './runtime/build.js';

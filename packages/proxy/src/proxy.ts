@@ -36,7 +36,7 @@ export interface CatalogView {
   readonly templates: readonly CatalogItem[];
 }
 
-export interface Proxy {
+export interface McpProxy {
   /** A runtime any Snodo transport serves (`listen({ runtime })`, `serve(runtime)`), with its policy. */
   runtime(options?: RuntimeOptions): Runtime;
   /**
@@ -62,7 +62,7 @@ function aggregate(statuses: readonly BackendStatus[]): BackendStatus {
   return 'degraded';
 }
 
-class ProxyImpl implements Proxy, ProxyCore, BackendEnv {
+class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
   readonly #settings: Settings;
   readonly #backends = new Map<string, Backend>();
   /** Backends being added: they count against maxBackends and their ids are taken. */
@@ -289,7 +289,7 @@ class ProxyImpl implements Proxy, ProxyCore, BackendEnv {
  * the option and its rule, `backend_limit`, `duplicate_id`), connects the initial backends and
  * resolves once each has been tried once. Serve it with `proxy.runtime()` on any transport.
  */
-export async function createProxy(options: ProxyOptions = {}): Promise<Proxy> {
+export async function createProxy(options: ProxyOptions = {}): Promise<McpProxy> {
   const settings = resolveSettings(options);
   const specs = (options.backends ?? []).map((spec, i) => checkBackendSpec(`backends[${i}]`, spec));
   const ids = new Set<string>();
