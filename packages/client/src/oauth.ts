@@ -109,7 +109,8 @@ export class OAuthClient {
     }
     const servers = Array.isArray(prm.authorization_servers) ? prm.authorization_servers : [];
     const issuer = servers.find((s): s is string => typeof s === 'string');
-    if (!issuer) throw clientError('SNODO_ERR_UNAUTHORIZED', 'OAuth: the resource names no authorization server');
+    if (!issuer)
+      throw clientError('SNODO_ERR_UNAUTHORIZED', 'OAuth: the resource names no authorization server');
     const metadata = await this.#serverMetadata(issuer);
     const registration = await this.#register(issuer, metadata);
     const scope = this.#scope(params.scope, prm, metadata);
@@ -139,7 +140,10 @@ export class OAuthClient {
       const { status, body } = await this.#json(url);
       if (status < 300 && body) return body;
     }
-    throw clientError('SNODO_ERR_UNAUTHORIZED', `OAuth: no protected resource metadata for ${serverUrl.href}`);
+    throw clientError(
+      'SNODO_ERR_UNAUTHORIZED',
+      `OAuth: no protected resource metadata for ${serverUrl.href}`,
+    );
   }
 
   async #serverMetadata(issuer: string): Promise<Json> {
@@ -147,7 +151,10 @@ export class OAuthClient {
     const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
     const candidates =
       path === ''
-        ? [`${url.origin}/.well-known/oauth-authorization-server`, `${url.origin}/.well-known/openid-configuration`]
+        ? [
+            `${url.origin}/.well-known/oauth-authorization-server`,
+            `${url.origin}/.well-known/openid-configuration`,
+          ]
         : [
             `${url.origin}/.well-known/oauth-authorization-server${path}`,
             `${url.origin}/.well-known/openid-configuration${path}`,
@@ -177,17 +184,22 @@ export class OAuthClient {
       const method =
         clientSecret === undefined
           ? 'none'
-          : (supported.find((m) => m === 'client_secret_basic' || m === 'client_secret_post') ?? 'client_secret_basic');
+          : (supported.find((m) => m === 'client_secret_basic' || m === 'client_secret_post') ??
+            'client_secret_basic');
       registration = { clientId, clientSecret, method };
     } else if (metadata.client_id_metadata_document_supported === true && clientMetadataUrl) {
       registration = { clientId: clientMetadataUrl, clientSecret: undefined, method: 'none' };
     } else {
       const endpoint = metadata.registration_endpoint;
       if (typeof endpoint !== 'string') {
-        throw clientError('SNODO_ERR_UNAUTHORIZED', `OAuth: ${issuer} offers no registration and no client id is set`);
+        throw clientError(
+          'SNODO_ERR_UNAUTHORIZED',
+          `OAuth: ${issuer} offers no registration and no client id is set`,
+        );
       }
       const method =
-        supported.find((m) => m === 'none' || m === 'client_secret_basic' || m === 'client_secret_post') ?? 'none';
+        supported.find((m) => m === 'none' || m === 'client_secret_basic' || m === 'client_secret_post') ??
+        'none';
       const { status, body } = await this.#json(endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -202,12 +214,16 @@ export class OAuthClient {
         }),
       });
       if (status >= 300 || typeof body?.client_id !== 'string') {
-        throw clientError('SNODO_ERR_UNAUTHORIZED', `OAuth: registration at ${issuer} failed (HTTP ${status})`);
+        throw clientError(
+          'SNODO_ERR_UNAUTHORIZED',
+          `OAuth: registration at ${issuer} failed (HTTP ${status})`,
+        );
       }
       registration = {
         clientId: body.client_id,
         clientSecret: typeof body.client_secret === 'string' ? body.client_secret : undefined,
-        method: typeof body.token_endpoint_auth_method === 'string' ? body.token_endpoint_auth_method : method,
+        method:
+          typeof body.token_endpoint_auth_method === 'string' ? body.token_endpoint_auth_method : method,
       };
     }
     this.#registrations.set(issuer, registration);
@@ -222,7 +238,8 @@ export class OAuthClient {
     if (offline && !(scope ?? '').split(' ').includes('offline_access')) {
       scope = scope ? `${scope} offline_access` : 'offline_access';
     }
-    if (scope === undefined || scope === '') return this.#requested.size > 0 ? [...this.#requested].join(' ') : undefined;
+    if (scope === undefined || scope === '')
+      return this.#requested.size > 0 ? [...this.#requested].join(' ') : undefined;
     const union = [...this.#requested];
     for (const item of scope.split(' ')) if (item !== '' && !union.includes(item)) union.push(item);
     for (const item of union) this.#requested.add(item);
@@ -255,21 +272,35 @@ export class OAuthClient {
     if (scope) url.searchParams.set('scope', scope);
     const back = new URL(await this.#options.authorize(url));
     const query = back.searchParams;
-    if (query.get('error')) throw clientError('SNODO_ERR_UNAUTHORIZED', `OAuth: authorization refused (${query.get('error')})`);
-    if (query.get('state') !== state) throw clientError('SNODO_ERR_UNAUTHORIZED', 'OAuth: the state does not match');
+    if (query.get('error'))
+      throw clientError('SNODO_ERR_UNAUTHORIZED', `OAuth: authorization refused (${query.get('error')})`);
+    if (query.get('state') !== state)
+      throw clientError('SNODO_ERR_UNAUTHORIZED', 'OAuth: the state does not match');
     const iss = query.get('iss');
     if (metadata.authorization_response_iss_parameter_supported === true && iss === null) {
-      throw clientError('SNODO_ERR_UNAUTHORIZED', 'OAuth: the authorization response lacks the advertised iss');
+      throw clientError(
+        'SNODO_ERR_UNAUTHORIZED',
+        'OAuth: the authorization response lacks the advertised iss',
+      );
     }
     if (iss !== null && iss !== issuer) {
-      throw clientError('SNODO_ERR_UNAUTHORIZED', `OAuth: the authorization response names issuer ${iss}, not ${issuer}`);
+      throw clientError(
+        'SNODO_ERR_UNAUTHORIZED',
+        `OAuth: the authorization response names issuer ${iss}, not ${issuer}`,
+      );
     }
     const code = query.get('code');
     if (!code) throw clientError('SNODO_ERR_UNAUTHORIZED', 'OAuth: the authorization response has no code');
     await this.#token(
       tokenEndpoint,
       registration,
-      { grant_type: 'authorization_code', code, redirect_uri: this.#options.redirectUrl, code_verifier: verifier, resource },
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: this.#options.redirectUrl,
+        code_verifier: verifier,
+        resource,
+      },
       issuer,
       resource,
     );

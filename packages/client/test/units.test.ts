@@ -188,7 +188,7 @@ describe('result cache', () => {
 describe('errors', () => {
   it('declares every local code once, as SNODO_ERR_* with a message', () => {
     const codes = Object.keys(CLIENT_ERRORS);
-    expect(codes.length).toBe(17);
+    expect(codes.length).toBe(18);
     for (const code of codes) expect(code).toMatch(/^SNODO_ERR_[A-Z_]+$/);
   });
 
@@ -201,5 +201,21 @@ describe('errors', () => {
     expect(TransportError.is(foreign)).toBe(true);
     expect(TimeoutError.is(error)).toBe(false);
     expect(TimeoutError.is(new TimeoutError('late', 5))).toBe(true);
+  });
+});
+
+describe('OAuth challenges', () => {
+  it('reads the parameters of a WWW-Authenticate challenge, quoted or not', async () => {
+    const { challengeParams } = await import('../src/oauth.js');
+    expect(
+      challengeParams(
+        'Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata=https://x/y',
+      ),
+    ).toEqual({
+      error: 'insufficient_scope',
+      scope: 'files:read files:write',
+      resource_metadata: 'https://x/y',
+    });
+    expect(challengeParams(undefined)).toEqual({});
   });
 });

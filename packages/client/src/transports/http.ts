@@ -10,11 +10,11 @@ import {
 } from '@snodo/core';
 import { type Dispatcher, Pool } from 'undici';
 import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES } from '../defaults.js';
-import { type ClientErrorCode, TransportError, transportError } from '../errors.js';
+import { type ClientErrorCode, type TransportError, transportError } from '../errors.js';
 import { encodeHeaderValue } from '../headers.js';
+import { OAuthClient, type OAuthOptions } from '../oauth.js';
 import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
 import { SseParser } from './sse.js';
-import { OAuthClient, type OAuthOptions } from '../oauth.js';
 
 export interface HttpOptions {
   /** Headers added to every request (e.g. an API key). */
@@ -210,7 +210,8 @@ export class HttpTransport implements ClientTransport {
       const { statusCode, headers } = sent.response;
       const challenge = header(headers['www-authenticate']);
       const insufficient = statusCode === 403 && /insufficient_scope/.test(challenge ?? '');
-      if (!this.#oauth || !(statusCode === 401 || insufficient) || attempt >= this.#oauth.maxAttempts) return sent;
+      if (!this.#oauth || !(statusCode === 401 || insufficient) || attempt >= this.#oauth.maxAttempts)
+        return sent;
       // Read the challenge's body to its end, so its keep-alive connection stays usable.
       await readText(sent.response.body as unknown as Body, this.#maxBytes).catch(() => '');
       if (signal.aborted) throw signal.reason;
