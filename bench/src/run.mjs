@@ -2,6 +2,7 @@
 // `pnpm bench`: runs every scenario (or --only some), prints one table and writes the results.
 //   --rounds N     rounds per scenario (default 3; a scenario may cap it)
 //   --only a,b     scenario ids (see --list)
+//   --rows a,b     only these row ids within the scenarios (e.g. snodo-2026,sdk-v2,bare)
 //   --quick        tiny sizes and short runs: checks the harness, measures nothing
 //   --out PATH     where the JSON goes (default results/latest.json; results/quick.json with --quick)
 //   --list         prints the scenario ids
@@ -18,6 +19,7 @@ const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
     only: { type: 'string' },
+    rows: { type: 'string' },
     quick: { type: 'boolean', default: false },
     out: { type: 'string' },
     list: { type: 'boolean', default: false },
@@ -51,7 +53,8 @@ log(
 const results = [];
 for (const scenario of selected) {
   log(`${scenario.id}: ${scenario.title} (budget ${scenario.budgetMs / 1000} s)`);
-  results.push(await runScenario(scenario, { rounds, quick: values.quick, log }));
+  const rowIds = values.rows?.split(',').map((s) => s.trim());
+  results.push(await runScenario(scenario, { rounds, quick: values.quick, rowIds, log }));
 }
 
 const report = {

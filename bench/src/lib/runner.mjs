@@ -8,12 +8,15 @@ import { pairedRatio, summarize } from './stats.mjs';
 const AUTOCANNON = new URL('../clients/autocannon.mjs', import.meta.url);
 
 /** @returns the scenario's result object (see README/BENCHMARKS.md for the shape). */
-export async function runScenario(scenario, { rounds, quick, log }) {
+export async function runScenario(scenario, { rounds, quick, rowIds, log }) {
   const started = Date.now();
   const deadline = started + scenario.budgetMs;
   const params = scenario.params(quick);
   const roundCount = Math.max(1, Math.min(rounds, scenario.maxRounds?.(quick) ?? rounds));
-  const rows = scenario.rows(quick).map((row) => ({ ...row, rounds: [], available: true }));
+  const rows = scenario
+    .rows(quick)
+    .filter((row) => rowIds === undefined || rowIds.includes(row.id))
+    .map((row) => ({ ...row, rounds: [], available: true }));
   for (const row of rows) {
     const spec = SERVERS[row.server];
     const reason = spec === undefined ? undefined : missing(spec);
