@@ -163,7 +163,7 @@ describe('the merged catalog of the demo server and server-everything', () => {
     expect(embedded?.resource?.uri).toBe('mcp-proxy://everything/demo://resource/dynamic/text/4');
     const prompt = await client.getPrompt('ev.resource-prompt', { resourceType: 'Text', resourceId: '2' });
     const message = prompt.messages.find((m) => (m.content as { type: string }).type === 'resource');
-    expect((message?.content as { resource: { uri: string } }).resource.uri).toBe(
+    expect((message?.content as { resource?: { uri: string } } | undefined)?.resource?.uri).toBe(
       'mcp-proxy://everything/demo://resource/dynamic/text/2',
     );
   });

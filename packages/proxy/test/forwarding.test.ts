@@ -1,4 +1,4 @@
-import { type Client, connect } from '@snodo/client';
+import { connect } from '@snodo/client';
 import { dispatch, type JsonRpcResponse, type Runtime } from '@snodo/core';
 import { listen, type McpHttpServer } from '@snodo/transport-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
