@@ -69,9 +69,9 @@ const options: ConnectOptions = {
   }),
   onRoots: () => ({ roots: [{ uri: 'file:///tmp', name: 'tmp' }] }),
   onWarning: (message) => log('warning:', message),
-  // The suite kills a client after its own timeout (30 s by default); under a parallel run an OAuth
+  // The suite kills a client after its own timeout (the test gives it 60 s); under a parallel run an OAuth
   // flow alone can take many seconds, and a call's timeout covers its authorization.
-  timeout: 28_000,
+  timeout: 55_000,
   // OAuth for the auth/* scenarios: the mock authorization server redirects at once, so the
   // "user agent" step is one GET whose Location is the redirect back.
   oauth: {

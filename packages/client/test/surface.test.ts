@@ -49,3 +49,18 @@ describe('package surface', () => {
     expect(client.CLIENT_VERSION).toBe(pkg.version);
   });
 });
+
+describe('examples/client-transports', () => {
+  it('calls echo over stdio, HTTP and in-process and prints each negotiated revision', async () => {
+    const { execFile } = await import('node:child_process');
+    const { TRANSPORTS_MAIN } = await import('./helpers/paths.js');
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, [TRANSPORTS_MAIN], (error, out) => (error ? reject(error) : resolve(out)));
+    });
+    expect(stdout.trim().split('\n')).toEqual([
+      'stdio      2026-07-28  hello over stdio',
+      'http       2026-07-28  hello over http',
+      'in-process 2026-07-28  hello over in-process',
+    ]);
+  });
+});

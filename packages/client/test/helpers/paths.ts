@@ -9,6 +9,8 @@ export const REPO = here('../../../../');
 export const DEMO_PROJECT = here('../../../../examples/everything');
 export const DEMO_MAIN = here('../../../../examples/everything/dist/main.js');
 export const CONFORMANCE_PROJECT = here('../../../../examples/conformance-client');
+export const TRANSPORTS_PROJECT = here('../../../../examples/client-transports');
+export const TRANSPORTS_MAIN = here('../../../../examples/client-transports/dist/main.js');
 export const CONFORMANCE_CLIENT = here('../../../../examples/conformance-client/dist/index.js');
 /** The preload of /work/shared/tools/run-conformance-server.sh: `listen(port)` binds 127.0.0.1. */
 export const LOOPBACK_PRELOAD = here('./loopback-listen.cjs');
