@@ -26,7 +26,8 @@ describe('subscriptions through the proxy', () => {
   // Who may receive updates of what; changed while subscriptions are open.
   const grants = new Map<string, Set<string>>();
   const policy: AuthorizationPolicy = {
-    canSubscribe: (principal, item) => grants.get(principal?.principal ?? 'anonymous')?.has(item.uri ?? '') === true,
+    canSubscribe: (principal, item) =>
+      grants.get(principal?.principal ?? 'anonymous')?.has(item.uri ?? '') === true,
   };
 
   async function as(user: string): Promise<Client> {
@@ -105,7 +106,10 @@ describe('subscriptions through the proxy', () => {
     await bob.callTool('demo.touch', { uri: 'ui://everything/greeting.html' });
     expect((await bobNext()).params).toMatchObject({ uri: PAGE });
     // List changes reach every subscriber that asked, through the same hub.
-    await proxy.addBackend({ id: 'late', target: catalogServer({ tools: [{ name: 't', inputSchema: { type: 'object' } }] }) });
+    await proxy.addBackend({
+      id: 'late',
+      target: catalogServer({ tools: [{ name: 't', inputSchema: { type: 'object' } }] }),
+    });
     expect(await eveNext()).toMatchObject({ method: 'notifications/tools/list_changed' });
     await proxy.removeBackend('late');
     expect(await eveNext()).toMatchObject({ method: 'notifications/tools/list_changed' });

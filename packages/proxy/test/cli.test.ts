@@ -1,0 +1,203 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@snodo/client';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/cli/config.js';
+import { withPidFile } from './helpers/proxy.js';
+import { DEMO_MAIN, waitForOutput } from './helpers/servers.js';
+
+const BIN = join(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
+const TOKEN = 'frontend-token-0123456789';
+
+function tempFile(name: string, content: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'snodo-proxy-cli-')), name);
+  writeFileSync(path, content);
+  return path;
+}
+
+/** Runs the command to its exit: code and stderr. */
+function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.once('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe('snodo-proxy --config', () => {
+  it('validates the config with zod and reports every error with its path', async () => {
+    const path = tempFile(
+      'bad.json',
+      JSON.stringify({
+        listen: { port: 70_000, path: 'mcp' },
+        backends: [
+          { id: '1bad', target: { http: 'ftp://x' } },
+          { id: 'two', target: {} },
+          { id: 'two', target: { stdio: { command: '' } }, prefix: 'a b' },
+          { id: 'four', target: { http: 'http://127.0.0.1:1/mcp', stdio: { command: 'x' } } },
+        ],
+        maxBackends: 0,
+        healthIntervalMs: 1.5,
+        frontendTokens: ['short'],
+        separator: '/',
+        unknown: true,
+      }),
+    );
+    const { code, stderr } = await run(['--config', path]);
+    expect(code).toBe(2);
+    const lines = stderr.split('\n').map((line) => line.trim());
+    expect(lines[0]).toBe(`snodo-proxy: invalid config ${path}:`);
+    for (const expected of [
+      '(top level): Unrecognized key: "unknown"',
+      'listen.port: Too big: expected number to be <=65535',
+      'listen.path: must start with /',
+      'backends.0.id: must match ^[A-Za-z][A-Za-z0-9_-]*$',
+      'backends.0.target.http: must be an http: or https: URL',
+      'backends.1.target: needs exactly one of stdio or http',
+      'backends.2.target.stdio.command: must be a non-empty string',
+      'backends.2.prefix: must be at most 63 of the characters A-Z a-z 0-9 _ . -',
+      'backends.3.target: needs exactly one of stdio or http',
+      'maxBackends: Too small: expected number to be >0',
+      'healthIntervalMs: Invalid input: expected int, received number',
+      'frontendTokens.0: must be at least 16 characters',
+      'separator: must be 1 to 8 of the characters A-Z a-z 0-9 _ . -',
+    ]) {
+      expect(lines).toContain(expected);
+    }
+  });
+
+  it('reports a duplicate backend id at its path, and defaults listen to 127.0.0.1:4000/mcp', () => {
+    const duplicate = parseConfig({
+      backends: [0, 1].map(() => ({ id: 'same', target: { http: 'http://127.0.0.1:1/mcp' } })),
+    });
+    expect(duplicate).toEqual({ problems: ['backends.1.id: duplicate id "same"'] });
+    const minimal = parseConfig({});
+    expect('config' in minimal && minimal.config.listen).toEqual({
+      host: '127.0.0.1',
+      port: 4000,
+      path: '/mcp',
+    });
+  });
+
+  it('refuses a missing option, a missing file and a file that is not JSON', async () => {
+    expect(await run([])).toMatchObject({ code: 2, stderr: expect.stringContaining('--config is required') });
+    expect(await run(['--config', '/nonexistent/proxy.json'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('cannot read /nonexistent/proxy.json'),
+    });
+    expect(await run(['--config', tempFile('x.json', '{ nope')])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('cannot read'),
+    });
+    expect(await run(['--bogus'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Unknown option '--bogus'"),
+    });
+  });
+
+  it('serves HTTP with frontend tokens, logs health changes to stderr, and shuts down cleanly on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'snodo-proxy-run-'));
+    const pidFile = join(dir, 'backend.pid');
+    const backend = withPidFile(DEMO_MAIN, ['--stdio'], pidFile) as {
+      stdio: { command: string; args: string[]; env: Record<string, string> };
+    };
+    const path = join(dir, 'proxy.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        listen: { port: 0 },
+        backends: [
+          {
+            id: 'demo',
+            target: {
+              stdio: { command: backend.stdio.command, args: backend.stdio.args, env: { PID_FILE: pidFile } },
+            },
+          },
+        ],
+        frontendTokens: [TOKEN],
+      }),
+    );
+    const child = spawn(process.execPath, [BIN, '--config', path], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    try {
+      const [, url] = await waitForOutput(child, 'stderr', /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      expect(stderr).toContain('snodo-proxy: backend demo up');
+      const client = await connect({ http: url as string }, { authorization: () => TOKEN });
+      expect(await client.callTool('demo.echo', { text: 'through the command' })).toMatchObject({
+        content: [{ type: 'text', text: 'through the command' }],
+      });
+      await client.close();
+      const discover = (authorization?: string) =>
+        fetch(url as string, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'server/discover',
+            ...(authorization ? { authorization } : {}),
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'server/discover',
+            params: {
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {},
+              },
+            },
+          }),
+        });
+      expect((await discover()).status).toBe(401);
+      expect((await discover('Bearer wrong-token-0123456789')).status).toBe(401);
+      expect((await discover(`Bearer ${TOKEN}`)).status).toBe(200);
+      await expect(connect({ http: url as string })).rejects.toThrow(/Unauthorized/);
+      const backendPid = Number(readFileSync(pidFile, 'utf8'));
+      child.kill('SIGTERM');
+      expect(await exited(child)).toBe(0);
+      expect(stderr).toContain('snodo-proxy: SIGTERM: shutting down');
+      // The backend it spawned is gone too.
+      expect(() => process.kill(backendPid, 0)).toThrow(/ESRCH/);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('serves stdio with --stdio, and ends when its input ends', async () => {
+    const path = tempFile(
+      'stdio.json',
+      JSON.stringify({
+        backends: [
+          { id: 'demo', target: { stdio: { command: process.execPath, args: [DEMO_MAIN, '--stdio'] } } },
+        ],
+      }),
+    );
+    const stderr: string[] = [];
+    const client = await connect(
+      { stdio: { command: process.execPath, args: [BIN, '--config', path, '--stdio'] } },
+      { onStderr: (text) => stderr.push(text) },
+    );
+    expect(await client.callTool('demo.echo', { text: 'over stdio' })).toMatchObject({
+      content: [{ text: 'over stdio' }],
+    });
+    const transport = client.transport as { pid?: number };
+    const pid = transport.pid as number;
+    await client.close();
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    expect(stderr.join('')).toContain('snodo-proxy: end of input: shutting down');
+  });
+});
