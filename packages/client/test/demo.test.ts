@@ -1,6 +1,6 @@
 // End to end against the demo server (examples/everything) over stdio, Streamable HTTP and
 // in-process, every revision forced with protocolVersions.
-import { LEGACY_VERSIONS, type ProtocolVersion, SUPPORTED_VERSIONS } from '@snodo/core';
+import { LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '@snodo/core';
 import { createEverythingServer } from 'everything/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -64,10 +64,6 @@ async function withClient<T>(
 }
 
 const answerAda: ConnectOptions['onElicit'] = () => ({ action: 'accept', content: { name: 'Ada' } });
-
-// The demo's HTTP transport carries no server-initiated requests and offers no GET stream on the
-// initialize-based revisions (405), so elicitation and subscriptions there are 2026-07-28 only.
-const legacyHttpLacks = (kind: Kind, version: ProtocolVersion) => kind === 'http' && version !== '2026-07-28';
 
 describe.each(KINDS)('demo server over %s', (kind) => {
   it.each(SUPPORTED_VERSIONS)(
@@ -137,7 +133,7 @@ describe.each(KINDS)('demo server over %s', (kind) => {
     },
   );
 
-  it.each(SUPPORTED_VERSIONS.filter((v) => !legacyHttpLacks(kind, v)))(
+  it.each(SUPPORTED_VERSIONS)(
     'answers the ask tool through onElicit on %s (MRTR, or a server request before 2026-07-28)',
     async (version) => {
       const asked: unknown[] = [];
@@ -197,7 +193,7 @@ describe.each(KINDS)('demo server over %s', (kind) => {
     }
   });
 
-  it.each(SUPPORTED_VERSIONS.filter((v) => !legacyHttpLacks(kind, v)))(
+  it.each(SUPPORTED_VERSIONS)(
     'a subscription on %s receives notifications/resources/updated after touch',
     async (version) => {
       await withClient(kind, { protocolVersions: [version] }, async (client) => {
