@@ -18,7 +18,7 @@ export class Unavailable extends Error {}
  * Starts a server program. `stdio: true` gives a piped stdin/stdout (a stdio server); otherwise the
  * program must send `{ type: 'ready', url }` (servers/common.mjs `ready`). Resolves to a handle.
  */
-export async function startServer({ program, args = [], stdio = false, execArgv = [], env, cwd }) {
+export async function startServer({ program, args = [], stdio = false, execArgv = [], env, cwd, readyLine }) {
   const path = program instanceof URL ? fileURLToPath(program) : program;
   const child = fork(path, args, {
     execArgv: ['--expose-gc', '--import', CONTROL, ...execArgv],
@@ -28,12 +28,19 @@ export async function startServer({ program, args = [], stdio = false, execArgv 
     serialization: 'json',
   });
   let stderr = '';
+  const exited = once(child, 'exit');
+  const handle = new ServerHandle(child, () => stderr, exited);
+  let announced = false;
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text) => {
     stderr = (stderr + text).slice(-TAIL_BYTES);
+    // A program we do not write (snodo-proxy) says where it listens on stderr instead.
+    const url = announced ? undefined : readyLine?.exec(stderr)?.[1];
+    if (url !== undefined) {
+      announced = true;
+      child.emit('message', { type: 'ready', url });
+    }
   });
-  const exited = once(child, 'exit');
-  const handle = new ServerHandle(child, () => stderr, exited);
   if (stdio) return handle;
 
   const message = await new Promise((resolve, reject) => {

@@ -84,6 +84,12 @@ export async function runScenario(scenario, { rounds, quick, rowIds, log }) {
       if (row.versus !== undefined && !row.versus.includes(peer.id)) continue;
       const ratio = pairedRatio(row.rounds, peer.rounds, scenario.primary);
       if (ratio !== undefined) row.ratios[peer.id] = ratio;
+      // Every metric's paired ratio, for the JSON (server CPU per request is the figure that
+      // moves least with the machine's load).
+      row.metricRatios ??= {};
+      row.metricRatios[peer.id] = Object.fromEntries(
+        scenario.metrics.map((m) => [m.key, pairedRatio(row.rounds, peer.rounds, m.key)?.median]),
+      );
     }
   }
   const result = {

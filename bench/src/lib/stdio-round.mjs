@@ -8,8 +8,15 @@ import { SERVERS } from './servers.mjs';
 
 const TEXT = 'hi';
 
-export async function stdioRound({ server, dialect, calls, timeout = 60_000 }) {
-  const child = await startServer(SERVERS[server]);
+export async function stdioRound({
+  server,
+  dialect,
+  calls,
+  timeout = 60_000,
+  execArgv = [],
+  graceful = false,
+}) {
+  const child = await startServer({ ...SERVERS[server], execArgv });
   const { stdin, stdout } = child.child;
   try {
     const reader = lineReader(stdout);
@@ -58,6 +65,8 @@ export async function stdioRound({ server, dialect, calls, timeout = 60_000 }) {
     };
   } finally {
     stdin.end();
+    // `graceful`: let it exit by itself at EOF (profiles are written at exit).
+    if (graceful) await Promise.race([child.exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     await child.kill();
   }
 }

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { httpRound } from '../lib/http-round.mjs';
-import { startProxy } from '../lib/proxy.mjs';
+import { proxyRound } from '../lib/proxy.mjs';
 import { echo } from '../lib/requests.mjs';
 import { REPO } from '../lib/servers.mjs';
 
@@ -28,6 +28,7 @@ export default {
     { key: 'rps', label: 'req/s', better: 'higher', digits: 0 },
     { key: 'p50', label: 'p50 ms', better: 'lower', digits: 2 },
     { key: 'p99', label: 'p99 ms', better: 'lower', digits: 2 },
+    { key: 'cpuUsPerRequest', label: 'CPU µs/req (proxy or backend)', better: 'lower', digits: 0 },
   ],
   primary: 'rps',
   rows: () => ROWS,
@@ -40,7 +41,7 @@ export default {
     const load = { connections, warmup: warmupS, duration: durationS, expect: { contains: '"text":"hi"' } };
     if (row.id === 'direct')
       return httpRound(ctx, { server: 'snodo', request: echo('modern', 'hi'), ...load });
-    return startProxy(ctx, { cli: PROXY_CLI, load });
+    return proxyRound(ctx, { cli: PROXY_CLI, load });
   },
   targets(result) {
     const proxy = result.rows.find((r) => r.id === 'proxy');
