@@ -14,7 +14,7 @@ import {
 } from '@snodo/core';
 import { ResultCache } from './cache.js';
 import { DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_REQUEST_TIMEOUT } from './defaults.js';
-import { clientError, TimeoutError } from './errors.js';
+import { clientError, TimeoutError, TransportError } from './errors.js';
 import { type ParamHeader, paramHeaderValues, toolHeaders } from './headers.js';
 import { fulfilInputRequests, serverRequestAnswer } from './input.js';
 import { Listeners } from './listen.js';
@@ -256,6 +256,7 @@ export class Client {
     if (options.requestState !== undefined) extra.requestState = options.requestState;
     let rounds = 0;
     let versionRetried = false;
+    let reissued = false;
     for (;;) {
       let result: Record<string, unknown>;
       try {
@@ -263,6 +264,10 @@ export class Client {
       } catch (error) {
         if (!versionRetried && this.#retryVersion(error)) {
           versionRetried = true;
+          continue;
+        }
+        if (!reissued && this.#lostStream(error, options)) {
+          reissued = true;
           continue;
         }
         throw error;
@@ -289,6 +294,21 @@ export class Client {
       // Echoed exactly as received, never parsed; absent when the server gave none.
       if (Object.hasOwn(result, 'requestState')) extra.requestState = result.requestState;
     }
+  }
+
+  /**
+   * A 2026-07-28 HTTP response stream that broke before its response loses the request; the spec
+   * has the client re-issue it with a new id (once here: a second break is reported).
+   */
+  #lostStream(error: unknown, options: SendOptions): boolean {
+    return (
+      this.era === 'modern' &&
+      this.#transport.httpHeaders === true &&
+      TransportError.is(error) &&
+      error.code === 'SNODO_ERR_CONNECTION_CLOSED' &&
+      options.signal?.aborted !== true &&
+      this.#closed === undefined
+    );
   }
 
   /** -32022 whose data.supported names the revision in use: the server wants it retried (C03). */

@@ -197,6 +197,10 @@ async function initialize(
     };
     client.negotiated(negotiated);
     await client.notify('notifications/initialized');
+    // The initialize-based way to ask for log messages is per session.
+    if (settings.logLevel !== undefined && negotiated.capabilities.logging !== undefined) {
+      await client.send('logging/setLevel', { level: settings.logLevel }, {});
+    }
     return negotiated;
   }
   throw clientError('SNODO_ERR_NEGOTIATION', 'initialize kept refusing the offered revisions');

@@ -80,7 +80,10 @@ export interface ConnectOptions extends HttpOptions, StdioOptions {
   maxPages?: number;
   /** Cache list and read results for their `ttlMs` (2026-07-28). `false` turns it off. Default on. */
   cache?: boolean | { maxEntries?: number };
-  /** 2026-07-28: ask for `notifications/message` at this level on every request (deprecated logging). */
+  /**
+   * Ask for `notifications/message` at this level (deprecated logging): in `_meta` of every 2026-07-28
+   * request, or by `logging/setLevel` once initialized. Messages reach `onNotification`.
+   */
   logLevel?: LogLevel;
 }
 

@@ -435,3 +435,25 @@ describe('listen demultiplexing', () => {
     expect(two.ended).toBe(true);
   });
 });
+
+describe('log level', () => {
+  it('is sent in _meta on 2026-07-28 and with logging/setLevel once initialized before', async () => {
+    const modernServer = new ScriptedTransport((r) =>
+      r.method === 'server/discover' ? DISCOVER : { tools: [] },
+    );
+    const modernClient = await connect({ transport: modernServer }, { logLevel: 'warning' });
+    await modernClient.listTools();
+    const meta = modernServer.requests('tools/list')[0]?.params?._meta as Record<string, unknown>;
+    expect(meta['io.modelcontextprotocol/logLevel']).toBe('warning');
+
+    const legacy = new ScriptedTransport((r) =>
+      r.method === 'initialize'
+        ? { ...INITIALIZE('2025-06-18'), capabilities: { logging: {} } }
+        : r.method === 'server/discover'
+          ? { error: { code: -32601, message: 'nope' } }
+          : {},
+    );
+    await connect({ transport: legacy }, { logLevel: 'info' });
+    expect(legacy.requests('logging/setLevel').map((r) => r.params)).toEqual([{ level: 'info' }]);
+  });
+});

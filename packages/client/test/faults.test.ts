@@ -125,7 +125,7 @@ describe('stdio shutdown', () => {
 describe('a misbehaving HTTP server (2026-07-28)', () => {
   let server: http.Server;
   let url: string;
-  const seen: { method: string; headers: http.IncomingHttpHeaders }[] = [];
+  const seen: { method: string; name?: string; id?: unknown; headers: http.IncomingHttpHeaders }[] = [];
   let neverClosed: Promise<void> | undefined;
 
   beforeAll(async () => {
@@ -133,7 +133,7 @@ describe('a misbehaving HTTP server (2026-07-28)', () => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = JSON.parse(Buffer.concat(chunks).toString() || '{}');
-      seen.push({ method: body.method, headers: req.headers });
+      seen.push({ method: body.method, name: body.params?.name, id: body.id, headers: req.headers });
       const reply = (result: unknown) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
@@ -231,7 +231,12 @@ describe('a misbehaving HTTP server (2026-07-28)', () => {
       const garbage = await check('garbage', { code: 'SNODO_ERR_INVALID_MESSAGE' });
       expect(TransportError.is(garbage)).toBe(true);
       await check('status', { code: 'SNODO_ERR_HTTP_STATUS', status: 502, body: '<h1>Bad gateway</h1>' });
+      const before = seen.filter((s) => s.method === 'tools/call').length;
       await check('midstream', { code: 'SNODO_ERR_CONNECTION_CLOSED' }, { onProgress: () => {} });
+      // A broken 2026-07-28 stream loses the request: it was re-issued once, with a new id.
+      const calls = seen.filter((s) => s.method === 'tools/call').slice(before);
+      expect(calls.map((c) => c.name)).toEqual(['midstream', 'midstream', 'echo']);
+      expect(new Set(calls.slice(0, 2).map((c) => c.id)).size).toBe(2);
       await check('never', { code: 'SNODO_ERR_TIMEOUT' }, { timeout: 200 });
       // Closing the stream is the cancellation on 2026-07-28 HTTP: the server sees the request go.
       await neverClosed;
