@@ -23,7 +23,8 @@ export function renderTable(results) {
       ]),
     );
     result.rows.forEach((r) => {
-      const cells = [r.label];
+      const capped = r.rounds.find((values) => values?.capped);
+      const cells = [capped ? `${r.label} (stopped at ${formatNumber(capped.sessions)} sessions)` : r.label];
       if (!r.available) {
         cells.push('not available', ...Array(width - 1).fill(''), '');
       } else if (r.summary[result.primary] === undefined) {

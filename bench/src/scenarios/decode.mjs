@@ -33,7 +33,7 @@ const ROWS = CASES.flatMap((c) =>
 export default {
   id: 'decode',
   title: 'Decoding: decodeMessage (all limits) vs JSON.parse',
-  budgetMs: 60_000,
+  budgetMs: 40_000,
   params: (quick) => ({ ms: quick ? 150 : 1_500 }),
   metrics: [
     { key: 'ratio', label: 'decodeMessage / JSON.parse time', better: 'lower', digits: 2 },

@@ -47,7 +47,7 @@ const ROWS = [
 export default {
   id: 'http-echo',
   title: 'HTTP tools/call echo, small arguments',
-  budgetMs: 130_000,
+  budgetMs: 100_000,
   params: (quick) => ({ connections: quick ? 4 : 32, warmupS: quick ? 0.3 : 1, durationS: quick ? 0.5 : 3 }),
   metrics: [
     { key: 'rps', label: 'req/s', better: 'higher', digits: 0 },

@@ -40,7 +40,7 @@ const ROWS = [
 export default {
   id: 'http-large',
   title: 'HTTP tools/call echo, 1 MB argument',
-  budgetMs: 100_000,
+  budgetMs: 85_000,
   params: (quick) => ({
     argumentBytes: quick ? 10_000 : 1_000_000,
     connections: quick ? 2 : 8,

@@ -22,7 +22,7 @@ const ROWS = [
 export default {
   id: 'proxy',
   title: 'Proxy: tools/call echo through snodo-proxy vs direct',
-  budgetMs: 60_000,
+  budgetMs: 45_000,
   params: (quick) => ({ connections: quick ? 4 : 32, warmupS: quick ? 0.3 : 1, durationS: quick ? 0.5 : 3 }),
   metrics: [
     { key: 'rps', label: 'req/s', better: 'higher', digits: 0 },

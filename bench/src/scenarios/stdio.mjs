@@ -30,7 +30,7 @@ const ROWS = [
 export default {
   id: 'stdio',
   title: 'stdio: pipelined echo calls',
-  budgetMs: 60_000,
+  budgetMs: 45_000,
   params: (quick) => ({ calls: quick ? 200 : 10_000 }),
   metrics: [
     { key: 'callsPerSecond', label: 'calls/s', better: 'higher', digits: 0 },

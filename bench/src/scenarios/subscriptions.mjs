@@ -28,7 +28,7 @@ const ROWS = [
 export default {
   id: 'subscriptions',
   title: 'Subscriptions: open streams, one update to all',
-  budgetMs: 90_000,
+  budgetMs: 45_000,
   params: (quick) => ({ streams: quick ? 10 : 1_000 }),
   metrics: [
     { key: 'rssPerStreamKb', label: 'server RSS KB/stream', better: 'lower', digits: 1 },
