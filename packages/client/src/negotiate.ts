@@ -30,7 +30,8 @@ type Probe =
 
 /**
  * Picks the revision by the spec's dual-era rules, 2026-07-28 first when allowed:
- * - `server/discover` is sent as a 2026-07-28 request (on stdio with `probeTimeout`).
+ * - `server/discover` is sent as a 2026-07-28 request (on stdio with `probeTimeout`, unless no
+ *   initialize-based revision is allowed: then there is nothing to fall back to, and it gets `timeout`).
  * - A DiscoverResult naming a revision we allow → that revision. A recognised 2026-07-28 error
  *   (-32022 with `data.supported`, -32020, -32021) → stay modern (or, when `supported` names only
  *   initialize-based revisions, use one of those).
@@ -55,7 +56,7 @@ export async function negotiate(
       client,
       modern,
       legacy,
-      probeNeedsTimeout ? settings.probeTimeout : settings.timeout,
+      probeNeedsTimeout && legacy.length > 0 ? settings.probeTimeout : settings.timeout,
     );
     if (probe.kind === 'modern') {
       if (probe.result) return fromDiscover(probe.version, probe.result);

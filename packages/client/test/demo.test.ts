@@ -236,7 +236,7 @@ describe.each(KINDS)('demo server over %s', (kind) => {
   });
 
   it('cancels a call through its signal; the server stops it and the client stays usable', async () => {
-    await withClient(kind, {}, async (client) => {
+    await withClient(kind, { probeTimeout: 20_000 }, async (client) => {
       const controller = new AbortController();
       const call = client.callTool(
         'sleep',
