@@ -121,6 +121,7 @@ export class Backend {
   #queued: Promise<void> | undefined;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   #reinitializing: Promise<Client> | undefined;
+  #reconnecting: Promise<void> | undefined;
   #closed = false;
 
   constructor(spec: BackendSpec, env: BackendEnv) {
@@ -181,11 +182,14 @@ export class Backend {
       onWarning: (message) => this.#env.warning(this, message),
     };
     let client: Client;
+    // Only an established connection can be lost: a failed connect closes its transport too.
+    let established = false;
     try {
-      const transport = observedTransport(this.spec.target, options, (error) =>
-        this.#lost(generation, error ?? new Error('the connection closed')),
-      );
+      const transport = observedTransport(this.spec.target, options, (error) => {
+        if (established) this.#lost(generation, error ?? new Error('the connection closed'));
+      });
       client = await connect({ transport }, options);
+      established = true;
     } catch (error) {
       throw new ProxyError(
         'SNODO_ERR_BACKEND_CONNECT',
@@ -342,13 +346,17 @@ export class Backend {
     if (this.#closed) throw new ProxyError('SNODO_ERR_PROXY_CLOSED', `backend "${this.id}" was removed`);
     const client = this.#client;
     if (!client || this.#status === 'down') {
-      throw new ProxyError(
-        'SNODO_ERR_BACKEND_CONNECT',
-        `backend "${this.id}" is not connected (${this.#error ?? 'down'})`,
-        {
-          backend: this.id,
-        },
-      );
+      // Down: try to reconnect now rather than at the next tick of the reconnect loop.
+      if (this.#reconnectTimer !== undefined) {
+        clearTimeout(this.#reconnectTimer);
+        this.#reconnectTimer = undefined;
+      }
+      await this.#reconnect();
+      if (this.#status === 'up') return;
+      const code = this.#status === 'down' ? 'SNODO_ERR_BACKEND_CONNECT' : 'SNODO_ERR_BACKEND_CATALOG';
+      throw new ProxyError(code, `backend "${this.id}": ${this.#error ?? this.#status}`, {
+        backend: this.id,
+      });
     }
     try {
       await this.#accept(client);
@@ -380,7 +388,15 @@ export class Backend {
     this.#reconnectTimer.unref?.();
   }
 
-  async #reconnect(): Promise<void> {
+  /** One reconnection attempt at a time (the timer's, or `refreshBackend`'s). */
+  #reconnect(): Promise<void> {
+    this.#reconnecting ??= this.#reconnectOnce().finally(() => {
+      this.#reconnecting = undefined;
+    });
+    return this.#reconnecting;
+  }
+
+  async #reconnectOnce(): Promise<void> {
     if (this.#closed || this.#client) return;
     let client: Client;
     try {

@@ -160,6 +160,14 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
     return this.#backends.get(id);
   }
 
+  pendingOwner(name: string): Backend | undefined {
+    for (const backend of this.#backends.values()) {
+      if (backend.snapshot || backend.prefix === '') continue;
+      if (name.startsWith(`${backend.prefix}${this.#settings.separator}`)) return backend;
+    }
+    return undefined;
+  }
+
   aggregate(): BackendStatus {
     return aggregate([...this.#backends.values()].map((backend) => backend.status));
   }

@@ -212,7 +212,8 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
     const port = server.port;
     await server.stop();
     const { proxy, client } = await start({
-      reconnectDelayMs: 50,
+      // Far away: only refreshBackend reconnects within this test.
+      reconnectDelayMs: 600_000,
       backends: [
         { id: 'later', target: { http: `http://127.0.0.1:${port}/mcp` } },
         { id: 'demo', target: demoStdio() },
@@ -231,8 +232,22 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
       ],
     });
     expect(await client.callTool('demo.echo', { text: 'ok' })).toMatchObject({ content: [{ text: 'ok' }] });
+    // Never connected, so its tools are not known; still its calls are unavailable, not unknown.
+    expect(await rpcError(client.callTool('later.echo', { text: 'x' }))).toMatchObject(UNAVAILABLE);
+    expect(await rpcError(client.readResource('mcp-proxy://later/demo://greeting'))).toMatchObject(
+      UNAVAILABLE,
+    );
+    expect(await rpcError(client.callTool('nobody.echo', { text: 'x' }))).toMatchObject({ code: -32602 });
+    await expect(proxy.refreshBackend('later')).rejects.toMatchObject({ kind: 'connect_failed' });
     const restarted = await startDemoHttp(port);
     cleanup.push(() => restarted.stop());
+    // refreshBackend on a down backend reconnects now.
+    expect(await proxy.refreshBackend('later')).toMatchObject({
+      id: 'later',
+      status: 'up',
+      error: undefined,
+      items: 12,
+    });
     await log.until(proxy, 'later', 'up');
     expect(await client.callTool('later.echo', { text: 'now' })).toMatchObject({
       content: [{ text: 'now' }],

@@ -1,7 +1,7 @@
 import type { ChangeEvent, ChangeHub, SubscriptionFilter } from '@snodo/core';
 import { ProtocolError } from '@snodo/core';
 import { type ListenCall, type Operation, type OperationCall, openListen } from '@snodo/core/internal';
-import type { Backend, BackendStatus } from '../backend.js';
+import { type Backend, type BackendStatus, unavailable } from '../backend.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Entry, ListKind, TemplateEntry } from '../catalog/snapshot.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -16,6 +16,11 @@ export interface ProxyCore {
   /** The merged catalog now (immutable: a request keeps the one it read). */
   merged(): Catalog;
   backend(id: string): Backend | undefined;
+  /**
+   * The backend without an accepted catalog yet (never connected) whose prefix `name` carries:
+   * a call to it is "unavailable", not "unknown".
+   */
+  pendingOwner(name: string): Backend | undefined;
   readonly parked: ParkedExchanges;
   readonly pageSize: number;
   readonly maxInputRounds: number;
@@ -110,6 +115,7 @@ export function operations(
       throw ProtocolError.invalidParams('tools/call needs params.name (a string)');
     const unknown = () => ProtocolError.invalidParams(`Unknown tool: ${name}`, { name });
     const entry = core.merged().tools.get(name);
+    if (!entry && core.pendingOwner(name)) throw unavailable(`tool "${name}"`);
     if (!entry || !visible(call.auth, entry)) throw unknown();
     if (!allowed(policy, 'canCall', call.auth, entry.item)) {
       throw ProtocolError.invalidParams(`Tool "${name}" is not allowed for this caller`, {
@@ -140,6 +146,7 @@ export function operations(
       throw ProtocolError.invalidParams('prompts/get needs params.name (a string)');
     const unknown = () => ProtocolError.invalidParams(`Unknown prompt: ${name}`, { name });
     const entry = core.merged().prompts.get(name);
+    if (!entry && core.pendingOwner(name)) throw unavailable(`prompt "${name}"`);
     if (!entry || !visible(call.auth, entry)) throw unknown();
     if (!allowed(policy, 'canGet', call.auth, entry.item)) {
       throw ProtocolError.invalidParams(`Prompt "${name}" is not allowed for this caller`, {
@@ -184,6 +191,7 @@ export function operations(
     if (!parsed) throw notFound();
     const snapshot = catalog.snapshots.get(parsed.id);
     const backend = core.backend(parsed.id);
+    if (backend && !snapshot) throw unavailable(`resource ${JSON.stringify(uri)}`);
     if (!snapshot || !backend) throw notFound();
     const exact = catalog.resources.get(uri);
     if (exact) {
