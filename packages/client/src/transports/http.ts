@@ -437,6 +437,9 @@ export class HttpTransport implements ClientTransport {
         mediaType(header(response.headers['content-type'])) !== 'text/event-stream'
       ) {
         discard(body);
+        this.#sink?.warning(
+          `http: the server offers no GET stream (HTTP ${response.statusCode}): only notifications about a request arrive, on its response stream`,
+        );
         return;
       }
       await this.#readEvents(body, new SseParser(this.#maxBytes), undefined, controller.signal);
