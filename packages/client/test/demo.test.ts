@@ -256,17 +256,31 @@ describe.each(KINDS)('demo server over %s', (kind) => {
 });
 
 describe('legacy revisions over the demo HTTP server', () => {
-  it.each(LEGACY_VERSIONS)('keeps the session of %s and sends its version header', async (version) => {
-    const transport = new HttpTransport(http.url);
-    const recorder = wrap(transport);
-    const client = await connect({ transport: recorder }, { protocolVersions: [version] });
-    try {
-      expect(transport.sessionId).toMatch(/^[\x21-\x7e]+$/);
-      await client.callTool('echo', { text: 'x' });
-      const call = recorder.sendOptions[recorder.requests.findIndex((r) => r.method === 'tools/call')];
-      expect(call?.protocolVersion).toBe(version);
-    } finally {
-      await client.close();
-    }
-  });
+  it.each(LEGACY_VERSIONS)(
+    'keeps the session of %s, sends its version header, reports its end',
+    async (version) => {
+      const transport = new HttpTransport(http.url);
+      const recorder = wrap(transport);
+      const client = await connect({ transport: recorder }, { protocolVersions: [version] });
+      try {
+        expect(transport.sessionId).toMatch(/^[\x21-\x7e]+$/);
+        await client.callTool('echo', { text: 'x' });
+        const call = recorder.sendOptions[recorder.requests.findIndex((r) => r.method === 'tools/call')];
+        expect(call?.protocolVersion).toBe(version);
+        // The session ends elsewhere: the next call says so (the server did not run it).
+        const deleted = await fetch(http.url, {
+          method: 'DELETE',
+          headers: { 'mcp-session-id': transport.sessionId ?? '', 'mcp-protocol-version': version },
+        });
+        await deleted.arrayBuffer();
+        expect(deleted.status).toBeLessThan(300);
+        await expect(client.callTool('echo', { text: 'y' })).rejects.toMatchObject({
+          code: 'SNODO_ERR_SESSION_EXPIRED',
+          status: 404,
+        });
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
