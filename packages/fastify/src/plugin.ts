@@ -14,8 +14,9 @@ import './augment.js';
 export const PLUGIN_NAME = '@snodo/fastify';
 
 /**
- * Mounts MCP's Streamable HTTP endpoint: `POST`, `DELETE` (sessions of the initialize-based
- * revisions) and `GET` (405) on `path`, inside the scope the plugin is registered in.
+ * Mounts MCP's Streamable HTTP endpoint: `POST`, `DELETE` and `GET` (ending a session of the
+ * initialize-based revisions, and its standalone SSE stream) on `path`, inside the scope the
+ * plugin is registered in.
  *
  * Encapsulated on purpose: the plugin replaces the content-type parsers of its own context with
  * one that hands it the raw body, so the application's JSON parser and every other route are left
