@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { connect } from '@snodo/client';
 import { dispatch, type JsonRpcResponse, type Runtime } from '@snodo/core';
 import { listen, type McpHttpServer } from '@snodo/transport-http';
@@ -5,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProxy, type McpProxy } from '../src/index.js';
 import { frontend, rpcError } from './helpers/proxy.js';
 import { demoStdio, everythingStdio } from './helpers/servers.js';
+
+const RAW_MRTR = join(import.meta.dirname, 'fixtures', 'raw-mrtr-server.mjs');
 
 const MODERN = '2026-07-28';
 let nextId = 1;
@@ -58,6 +61,9 @@ describe('forwarding through the proxy', () => {
       backends: [
         { id: 'demo', target: demoStdio() },
         { id: 'ev', target: everythingStdio() },
+        // The demo server again, spoken to on an initialize-based revision.
+        { id: 'old', target: demoStdio(), clientOptions: { protocolVersions: ['2025-11-25'] } },
+        { id: 'raw', target: { stdio: { command: process.execPath, args: [RAW_MRTR] } } },
       ],
     });
     runtime = proxy.runtime();
@@ -110,6 +116,31 @@ describe('forwarding through the proxy', () => {
         let concurrent = 0;
         for (let attempt = 0; attempt < 50; attempt++) {
           const probe = await client.callTool('demo.sleep', { ms: 0 });
+          concurrent = (probe.structuredContent as { concurrent: number }).concurrent;
+          if (concurrent === 1) break;
+        }
+        expect(concurrent).toBe(1);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('an initialize-based backend: progress through the call, and cancellation as notifications/cancelled', async () => {
+      const client = await frontend(runtime);
+      try {
+        const seen: number[] = [];
+        await client.callTool('old.sleep', { ms: 350 }, { onProgress: (p) => seen.push(p.progress) });
+        expect(seen.length).toBeGreaterThanOrEqual(1);
+        const controller = new AbortController();
+        const call = client.callTool(
+          'old.sleep',
+          { ms: 60_000 },
+          { signal: controller.signal, onProgress: () => controller.abort() },
+        );
+        await expect(call).rejects.toMatchObject({ code: 'SNODO_ERR_ABORTED' });
+        let concurrent = 0;
+        for (let attempt = 0; attempt < 50; attempt++) {
+          const probe = await client.callTool('old.sleep', { ms: 0 });
           concurrent = (probe.structuredContent as { concurrent: number }).concurrent;
           if (concurrent === 1) break;
         }
@@ -199,6 +230,66 @@ describe('forwarding through the proxy', () => {
         expect(sampled).toHaveLength(1);
         expect(JSON.stringify(sampled[0])).toContain('the answer');
         expect(JSON.stringify(sampling.content)).toContain('forty-two');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('a backend that reuses an input key in its next round: the frontend sees a fresh key, the backend its own', async () => {
+      const caps = { elicitation: {} };
+      const call = { name: 'raw.twice', arguments: {} };
+      const first = await modern(runtime, 'tools/call', call, caps);
+      expect(Object.keys(first.result.inputRequests)).toEqual(['q']);
+      const second = await modern(
+        runtime,
+        'tools/call',
+        {
+          ...call,
+          inputResponses: { q: { action: 'accept', content: { v: 'A' } } },
+          requestState: first.result.requestState,
+        },
+        caps,
+      );
+      // Core keeps every earlier answer in the request's state: a reused key would be answered by the old one.
+      expect(second.result.inputRequests).toEqual({
+        'q~2': expect.objectContaining({ params: expect.objectContaining({ message: 'second?' }) }),
+      });
+      const done = await modern(
+        runtime,
+        'tools/call',
+        {
+          ...call,
+          inputResponses: { 'q~2': { action: 'accept', content: { v: 'B' } } },
+          requestState: second.result.requestState,
+        },
+        caps,
+      );
+      expect(done.result.content).toEqual([{ type: 'text', text: 'A then B' }]);
+      // An initialize-based frontend is asked both questions in one call.
+      const answers = ['C', 'D'];
+      const old = await frontend(runtime, {
+        protocolVersions: ['2025-11-25'],
+        onElicit: async () => ({ action: 'accept', content: { v: answers.shift() as string } }),
+      });
+      try {
+        expect(await old.callTool('raw.twice')).toMatchObject({
+          content: [{ type: 'text', text: 'C then D' }],
+        });
+      } finally {
+        await old.close();
+      }
+    });
+
+    it('2026-07-28 frontend, the demo over an initialize-based revision: its elicitation/create becomes a round', async () => {
+      const client = await frontend(runtime, handlers);
+      try {
+        elicited.length = 0;
+        expect(await client.callTool('old.ask', {})).toMatchObject({
+          content: [{ type: 'text', text: 'Hello, Ada!' }],
+        });
+        expect(elicited).toEqual([
+          { via: 'mrtr', params: expect.objectContaining({ message: 'What is your name?' }) },
+        ]);
       } finally {
         await client.close();
       }
