@@ -100,20 +100,36 @@ export class OAuthClient {
       }
     }
     const prm = await this.#protectedResource(serverUrl, params.resource_metadata);
-    const resource = typeof prm.resource === 'string' ? prm.resource : undefined;
-    if (resource === undefined || !sameResource(resource, serverUrl)) {
-      throw clientError(
-        'SNODO_ERR_UNAUTHORIZED',
-        `OAuth: the protected resource metadata names ${JSON.stringify(resource)}, not this server (${serverUrl.href})`,
-      );
+    let resource: string | undefined;
+    let issuer: string | undefined;
+    let metadata: Json;
+    if (prm === undefined) {
+      // 2025-03-26 servers publish no resource metadata: the server's origin is the authorization
+      // server, with its RFC 8414 metadata or else the default endpoints.
+      resource = serverUrl.href;
+      issuer = serverUrl.origin;
+      metadata = (await this.#serverMetadata(issuer, true)) ?? {
+        issuer,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        registration_endpoint: `${issuer}/register`,
+      };
+    } else {
+      resource = typeof prm.resource === 'string' ? prm.resource : undefined;
+      if (resource === undefined || !sameResource(resource, serverUrl)) {
+        throw clientError(
+          'SNODO_ERR_UNAUTHORIZED',
+          `OAuth: the protected resource metadata names ${JSON.stringify(resource)}, not this server (${serverUrl.href})`,
+        );
+      }
+      const servers = Array.isArray(prm.authorization_servers) ? prm.authorization_servers : [];
+      issuer = servers.find((s): s is string => typeof s === 'string');
+      if (!issuer)
+        throw clientError('SNODO_ERR_UNAUTHORIZED', 'OAuth: the resource names no authorization server');
+      metadata = (await this.#serverMetadata(issuer, false)) as Json;
     }
-    const servers = Array.isArray(prm.authorization_servers) ? prm.authorization_servers : [];
-    const issuer = servers.find((s): s is string => typeof s === 'string');
-    if (!issuer)
-      throw clientError('SNODO_ERR_UNAUTHORIZED', 'OAuth: the resource names no authorization server');
-    const metadata = await this.#serverMetadata(issuer);
     const registration = await this.#register(issuer, metadata);
-    const scope = this.#scope(params.scope, prm, metadata);
+    const scope = this.#scope(params.scope, prm ?? {}, metadata);
     await this.#authorize(issuer, metadata, registration, resource, scope);
   }
 
@@ -130,7 +146,7 @@ export class OAuthClient {
     return { status: response.status, body };
   }
 
-  async #protectedResource(serverUrl: URL, advertised: string | undefined): Promise<Json> {
+  async #protectedResource(serverUrl: URL, advertised: string | undefined): Promise<Json | undefined> {
     const candidates: string[] = [];
     if (advertised) candidates.push(advertised);
     const path = serverUrl.pathname === '/' ? '' : serverUrl.pathname.replace(/\/$/, '');
@@ -140,13 +156,10 @@ export class OAuthClient {
       const { status, body } = await this.#json(url);
       if (status < 300 && body) return body;
     }
-    throw clientError(
-      'SNODO_ERR_UNAUTHORIZED',
-      `OAuth: no protected resource metadata for ${serverUrl.href}`,
-    );
+    return undefined;
   }
 
-  async #serverMetadata(issuer: string): Promise<Json> {
+  async #serverMetadata(issuer: string, optional: boolean): Promise<Json | undefined> {
     const url = new URL(issuer);
     const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
     const candidates =
@@ -171,6 +184,7 @@ export class OAuthClient {
       }
       return body;
     }
+    if (optional) return undefined;
     throw clientError('SNODO_ERR_UNAUTHORIZED', `OAuth: no authorization server metadata for ${issuer}`);
   }
 

@@ -60,6 +60,11 @@ const EXPECTED: Record<string, string[]> = {
     ...AUTH_BOTH,
   ],
   '2025-06-18': ['initialize', 'tools_call'],
+  // Not in a requirement set: OAuth against 2025-03-26 servers (no resource metadata).
+  'auth back-compat': [
+    'auth/2025-03-26-oauth-metadata-backcompat',
+    'auth/2025-03-26-oauth-endpoint-fallback',
+  ],
 };
 
 interface Check {
@@ -125,6 +130,12 @@ beforeAll(async () => {
         );
       }
       runs.set('2025-06-18', { checks: await results(out), output });
+      const compat = join(root, 'auth-back-compat');
+      let compatOutput = '';
+      for (const scenario of EXPECTED['auth back-compat'] ?? []) {
+        compatOutput += await suite(['--scenario', scenario, '--timeout', '60000'], compat);
+      }
+      runs.set('auth back-compat', { checks: await results(compat), output: compatOutput });
     })(),
   ];
   await Promise.all(jobs);
