@@ -40,18 +40,16 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
   }
 
   it('add, refresh and remove leave running calls alone; a removed backend fails its calls cleanly', async () => {
-    const { proxy, client } = await start({ backends: [{ id: 'demo', target: demoStdio() }] });
+    const { proxy, client } = await start({ backends: [{ id: 'gate', target: flakyServer(false) }] });
     const { subscription, iterator } = toolEvents(client);
     await subscription.ready;
-    const running = [1, 2, 3, 4].map(() => client.callTool('demo.sleep', { ms: 400 }));
-    await proxy.addBackend({ id: 'flaky', target: flakyServer(true) });
+    // Calls that stay running until the test releases them, whatever happens meanwhile.
+    const running = [1, 2, 3, 4].map(() => client.callTool('gate.wait'));
+    await proxy.addBackend({ id: 'demo', target: demoStdio() });
     await next(iterator, 'notifications/tools/list_changed');
     await proxy.refreshBackend('demo');
-    expect(await client.callTool('flaky.echo', { text: 'new' })).toMatchObject({
-      content: [{ text: 'new' }],
-    });
-    for (const result of await Promise.all(running))
-      expect(result.structuredContent).toMatchObject({ sleptMs: 400 });
+    await proxy.refreshBackend('gate');
+    expect(await client.callTool('demo.echo', { text: 'new' })).toMatchObject({ content: [{ text: 'new' }] });
 
     await proxy.addBackend({ id: 'extra', target: demoStdio() });
     await next(iterator, 'notifications/tools/list_changed');
@@ -60,19 +58,22 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
       started = resolve;
     });
     const doomed = client.callTool('extra.sleep', { ms: 60_000 }, { onProgress: () => started() });
-    const steady = client.callTool('demo.sleep', { ms: 300 });
+    running.push(client.callTool('gate.wait'));
     await progressed;
     await proxy.removeBackend('extra');
     expect(await rpcError(doomed)).toMatchObject(UNAVAILABLE);
-    expect((await steady).structuredContent).toMatchObject({ sleptMs: 300 });
     await next(iterator, 'notifications/tools/list_changed');
     expect(await rpcError(client.callTool('extra.echo', { text: 'x' }))).toMatchObject({
       code: -32602,
       message: 'Unknown tool: extra.echo',
     });
+    // The gate's calls were running through all of it: each ends now, with its own result.
+    expect(await client.callTool('gate.release')).toMatchObject({ content: [{ text: '5' }] });
+    for (const result of await Promise.all(running))
+      expect(result.content).toEqual([{ type: 'text', text: 'released' }]);
     expect(proxy.health().backends.map((b) => [b.id, b.status])).toEqual([
       ['demo', 'up'],
-      ['flaky', 'up'],
+      ['gate', 'up'],
     ]);
     await expect(proxy.removeBackend('extra')).rejects.toMatchObject({ kind: 'unknown_backend' });
   });
@@ -143,7 +144,15 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
     await subscription.ready;
     await client.callTool('flaky.grow');
     await next(iterator, 'notifications/tools/list_changed');
-    const names = ['flaky.break', 'flaky.echo', 'flaky.extra-1', 'flaky.fix', 'flaky.grow'];
+    const names = [
+      'flaky.break',
+      'flaky.echo',
+      'flaky.extra-1',
+      'flaky.fix',
+      'flaky.grow',
+      'flaky.release',
+      'flaky.wait',
+    ];
     expect((await client.allTools()).map((t) => t.name)).toEqual(names);
     // break makes tools/list fail and announces a change: the proxy's refresh fails.
     await client.callTool('flaky.break');
@@ -157,12 +166,12 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
     expect(refresh).toMatchObject({ code: -32603, message: 'the tool list is broken' });
     expect(proxy.health()).toMatchObject({
       status: 'degraded',
-      backends: [{ status: 'degraded', items: 5 }],
+      backends: [{ status: 'degraded', items: 7 }],
     });
     await client.callTool('flaky.fix');
     await log.until(proxy, 'flaky', 'up');
     await client.callTool('flaky.grow');
-    expect(await proxy.refreshBackend('flaky')).toMatchObject({ status: 'up', error: undefined, items: 6 });
+    expect(await proxy.refreshBackend('flaky')).toMatchObject({ status: 'up', error: undefined, items: 8 });
     expect((await client.allTools()).map((t) => t.name)).toContain('flaky.extra-2');
   });
 
