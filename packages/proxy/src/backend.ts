@@ -172,7 +172,8 @@ export class Backend {
       // The proxy keeps its own snapshot; a client cache would only serve stale lists and reads.
       cache: false,
       ...own,
-      capabilities: { elicitation: {}, sampling: {}, roots: {}, ...own.capabilities },
+      // Everything a frontend might answer: whether this one can is decided per request (-32021 otherwise).
+      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {}, ...own.capabilities },
       // The frontend's answers go back to the backend as they are.
       onElicit: (params, context) =>
         this.#input('elicitation/create', params, context) as Promise<ElicitResult>,
