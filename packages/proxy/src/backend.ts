@@ -171,6 +171,8 @@ export class Backend {
       clientInfo: { name: 'snodo-proxy', version: PROXY_VERSION },
       // The proxy keeps its own snapshot; a client cache would only serve stale lists and reads.
       cache: false,
+      // One HTTP backend serves every frontend's calls: more keep-alive connections than a client's 16.
+      connections: 64,
       ...own,
       // Everything a frontend might answer: whether this one can is decided per request (-32021 otherwise).
       capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {}, ...own.capabilities },
