@@ -307,6 +307,7 @@ export class Client {
       TransportError.is(error) &&
       error.code === 'SNODO_ERR_CONNECTION_CLOSED' &&
       options.signal?.aborted !== true &&
+      options.reissue !== false &&
       this.#closed === undefined
     );
   }

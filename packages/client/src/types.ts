@@ -106,6 +106,12 @@ export interface CallOptions {
   inputResponses?: Record<string, unknown>;
   /** The retry of a returned `input_required` round: its `requestState`, echoed exactly (`params.requestState`). */
   requestState?: string;
+  /**
+   * 2026-07-28 HTTP: re-issue the request once when its response stream breaks (default true, as
+   * the spec has clients do). `false` fails the call instead: a proxy forwarding a tool call that
+   * may have had a side effect must not run it twice.
+   */
+  reissue?: boolean;
 }
 
 export interface ListOptions extends CallOptions {
