@@ -5,6 +5,7 @@ import type { Client, Subscription } from '@snodo/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createProxy, type McpProxy, ProxyError } from '../src/index.js';
 import { flakyServer, frontend, healthLog, rpcError, withPidFile } from './helpers/proxy.js';
+import { startCuttingServer } from './helpers/raw-http.js';
 import { DEMO_MAIN, demoStdio, type Started, startDemoHttp } from './helpers/servers.js';
 
 const UNAVAILABLE = { code: -32603, data: { reason: 'backend_unavailable' } };
@@ -192,6 +193,25 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
     await next(iterator, 'notifications/tools/list_changed');
     expect(proxy.catalog().tools.map((t) => t.name)).toContain('quiet.extra-1');
     expect(await client.callTool('quiet.extra-1')).toMatchObject({ content: [{ text: 'extra-1' }] });
+  });
+
+  it('a call whose stream breaks is not sent again unless the tool says that is harmless (readOnlyHint, idempotentHint)', async () => {
+    const server = await startCuttingServer();
+    cleanup.push(() => server.close());
+    const log = healthLog();
+    const { proxy, client } = await start({
+      reconnectDelayMs: 50,
+      backends: [{ id: 'cut', target: { http: server.url } }],
+      onHealthChange: log.onHealthChange,
+    });
+    // bump may have had its effect: it fails as unavailable and runs once.
+    expect(await rpcError(client.callTool('cut.bump'))).toMatchObject(UNAVAILABLE);
+    expect(server.calls.bump).toBe(1);
+    await log.until(proxy, 'cut', 'up');
+    expect(await client.callTool('cut.bump')).toMatchObject({ content: [{ text: 'bump 2' }] });
+    // peek is read-only: the broken stream's request is re-issued (a new id) and answered.
+    expect(await client.callTool('cut.peek')).toMatchObject({ content: [{ text: 'peek 2' }] });
+    expect(server.calls).toEqual({ bump: 2, peek: 2 });
   });
 
   it('a backend that answers 404 for its session is re-initialized once and the call sent again', async () => {

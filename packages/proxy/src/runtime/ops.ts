@@ -125,6 +125,9 @@ export function operations(
     }
     const args = objectParam(call, 'arguments', 'tools/call');
     const backend = owner(entry, unknown);
+    // A call whose stream broke may have run: sent again only when the tool says that is harmless.
+    const annotations = entry.item.definition.annotations as Record<string, unknown> | undefined;
+    const reissue = annotations?.readOnlyHint === true || annotations?.idempotentHint === true;
     const result = await forward(
       {
         backend,
@@ -134,7 +137,9 @@ export function operations(
         maxInputRounds: core.maxInputRounds,
       },
       (client, options) =>
-        client.callTool(entry.item.original, args, options) as Promise<Record<string, unknown>>,
+        client.callTool(entry.item.original, args, { ...options, reissue }) as Promise<
+          Record<string, unknown>
+        >,
     );
     const { ttlMs: _, cacheScope: __, ...rest } = clean(result);
     return rewriteToolResult(backend.snapshot, rest);
