@@ -6,22 +6,16 @@ import {
   type ElicitResult,
   type InputContext,
   type ListRootsResult,
-  type Page,
-  type Subscription,
   type Target,
   TimeoutError,
   TransportError,
 } from '@snodo/client';
-import { ProtocolError, type ServerCapabilities, SnodoError, type SubscriptionFilter } from '@snodo/core';
-import {
-  type BackendSnapshot,
-  buildSnapshot,
-  type FetchedList,
-  type ListHint,
-  type ListKind,
-} from './catalog/snapshot.js';
+import { ProtocolError, SnodoError } from '@snodo/core';
+import { fetchSnapshot } from './catalog/fetch.js';
+import type { BackendSnapshot } from './catalog/snapshot.js';
 import { ProxyError } from './errors.js';
 import type { Exchange, PendingInput } from './exchange.js';
+import { UpstreamListener } from './listener.js';
 import { observedTransport } from './transport.js';
 import { PROXY_VERSION } from './version.js';
 
@@ -63,25 +57,6 @@ export function unavailable(what: string): ProtocolError {
   );
 }
 
-const LIST_METHODS = {
-  tools: (client: Client, cursor: string | undefined) =>
-    client.listTools({ fresh: true, ...(cursor ? { cursor } : {}) }),
-  prompts: (client: Client, cursor: string | undefined) =>
-    client.listPrompts({ fresh: true, ...(cursor ? { cursor } : {}) }),
-  resources: (client: Client, cursor: string | undefined) =>
-    client.listResources({ fresh: true, ...(cursor ? { cursor } : {}) }),
-  templates: (client: Client, cursor: string | undefined) =>
-    client.listResourceTemplates({ fresh: true, ...(cursor ? { cursor } : {}) }),
-} satisfies Record<ListKind, (client: Client, cursor: string | undefined) => Promise<Page<unknown>>>;
-
-const MAX_LIST_PAGES = 1_000;
-
-function offers(capabilities: ServerCapabilities, kind: ListKind): boolean {
-  if (kind === 'tools') return capabilities.tools !== undefined;
-  if (kind === 'prompts') return capabilities.prompts !== undefined;
-  return capabilities.resources !== undefined;
-}
-
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
@@ -115,8 +90,7 @@ export class Backend {
   #status: BackendStatus = 'down';
   #error: string | undefined = 'not connected yet';
   #since = Date.now();
-  #accepted: ReadonlySet<string> = new Set();
-  #listener: { subscription: Subscription; key: string; client: Client } | undefined;
+  readonly #listener: UpstreamListener;
   #refreshing: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
@@ -129,6 +103,19 @@ export class Backend {
     this.id = spec.id;
     this.prefix = spec.prefix ?? spec.id;
     this.#env = env;
+    this.#listener = new UpstreamListener({
+      listChanged: () => this.refresh().catch(() => {}),
+      updated: (uri) => this.#env.resourceUpdated(this, uri),
+      ended: (client) => {
+        if (this.#closed || client !== this.#client) return;
+        // The stream ended while the connection looks alive: probe it (a dead one turns down; a
+        // successful refresh listens again).
+        const timer = setTimeout(() => {
+          this.refresh().catch(() => {});
+        }, this.#env.reconnectDelayMs);
+        timer.unref?.();
+      },
+    });
   }
 
   get status(): BackendStatus {
@@ -149,7 +136,7 @@ export class Backend {
 
   /** Whether the backend's listener accepted (will report updates of) the resource `original`. */
   accepts(original: string): boolean {
-    return this.#accepted.has(original);
+    return this.#listener.accepts(original);
   }
 
   #setStatus(status: BackendStatus, error?: unknown): void {
@@ -246,69 +233,19 @@ export class Backend {
 
   /** Fetches, validates and publishes the catalog of `client`, then listens for its changes. */
   async #accept(client: Client): Promise<void> {
-    const snapshot = await this.#fetch(client);
+    const snapshot = await fetchSnapshot(
+      client,
+      { id: this.id, prefix: this.prefix, separator: this.#env.separator },
+      this.#env.maxCatalogItems,
+    );
     if (this.#closed || client !== this.#client) return;
     this.#env.publish(this, snapshot);
     this.snapshot = snapshot;
     this.#setStatus('up');
-    void this.#ensureListener(client);
-  }
-
-  async #fetch(client: Client): Promise<BackendSnapshot> {
-    const capabilities = client.serverCapabilities;
-    const empty: FetchedList = { items: [], hint: { ttlMs: 0, cacheScope: 'private' } };
-    const lists = { tools: empty, prompts: empty, resources: empty, templates: empty };
-    for (const kind of ['tools', 'prompts', 'resources', 'templates'] as const) {
-      if (offers(capabilities, kind)) lists[kind] = await this.#fetchList(client, kind);
-    }
-    return buildSnapshot(
-      { id: this.id, prefix: this.prefix, separator: this.#env.separator },
-      capabilities,
-      lists,
+    void this.#listener.ensure(
+      client,
+      snapshot.resources.map((entry) => entry.item.original),
     );
-  }
-
-  async #fetchList(client: Client, kind: ListKind): Promise<FetchedList> {
-    const items: Record<string, unknown>[] = [];
-    const seen = new Set<string>();
-    let ttlMs = Number.POSITIVE_INFINITY;
-    let cacheScope: ListHint['cacheScope'] = 'public';
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      let result: Page<unknown>;
-      try {
-        result = await LIST_METHODS[kind](client, cursor);
-      } catch (error) {
-        // A backend without resource templates may not know the method: an empty list.
-        if (kind === 'templates' && ProtocolError.is(error) && error.code === -32601) break;
-        throw error;
-      }
-      for (const entry of result.items) items.push(entry as Record<string, unknown>);
-      if (items.length > this.#env.maxCatalogItems) {
-        throw new ProxyError(
-          'SNODO_ERR_CATALOG_LIMIT',
-          `backend "${this.id}" lists more than ${this.#env.maxCatalogItems} ${kind}`,
-          { limit: this.#env.maxCatalogItems, backend: this.id },
-        );
-      }
-      // Absent (initialize-based backends) means 0: immediately stale.
-      const ttl = result.result.ttlMs;
-      ttlMs = Math.min(
-        ttlMs,
-        typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.floor(ttl) : 0,
-      );
-      if (result.result.cacheScope !== 'public') cacheScope = 'private';
-      cursor = result.nextCursor;
-      if (cursor === undefined) break;
-      if (seen.has(cursor)) {
-        throw new ProxyError(
-          'SNODO_ERR_BACKEND_CATALOG',
-          `backend "${this.id}" returned the ${kind} cursor ${JSON.stringify(cursor)} twice`,
-        );
-      }
-      seen.add(cursor);
-    }
-    return { items, hint: { ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0, cacheScope } };
   }
 
   #refreshFailed(client: Client, error: unknown): never {
@@ -376,7 +313,7 @@ export class Backend {
     const client = this.#client;
     this.#client = undefined;
     this.#generation++;
-    this.#closeListener();
+    this.#listener.close();
     client?.close().catch(() => {});
     this.#setStatus('down', error);
     this.#scheduleReconnect();
@@ -430,7 +367,7 @@ export class Backend {
       this.#client = undefined;
       // The old transport's close must not count as losing the new connection.
       this.#generation++;
-      this.#closeListener();
+      this.#listener.close();
       old?.close().catch(() => {});
       try {
         const client = await this.#connect();
@@ -510,80 +447,12 @@ export class Backend {
     );
   }
 
-  // ---- the upstream listener --------------------------------------------------------------
-
-  /**
-   * One listener per backend: list changes (refresh) and updates of every exact resource of the
-   * snapshot. What its acknowledgement honours is what frontends may subscribe to.
-   */
-  async #ensureListener(client: Client): Promise<void> {
-    if (this.#closed || client !== this.#client) return;
-    const caps = client.serverCapabilities;
-    const uris = caps.resources?.subscribe
-      ? (this.snapshot?.resources ?? []).map((entry) => entry.item.original)
-      : [];
-    const filter: SubscriptionFilter = {};
-    if (caps.tools?.listChanged) filter.toolsListChanged = true;
-    if (caps.prompts?.listChanged) filter.promptsListChanged = true;
-    if (caps.resources?.listChanged) filter.resourcesListChanged = true;
-    if (uris.length > 0) filter.resourceSubscriptions = uris;
-    const key = JSON.stringify(filter);
-    const current = this.#listener;
-    if (current && current.key === key && current.client === client && !current.subscription.ended) return;
-    if (key === '{}') {
-      this.#closeListener();
-      return;
-    }
-    const entry = { subscription: client.listen(filter), key, client };
-    this.#listener = entry;
-    void this.#pump(entry);
-    try {
-      const honoured = await entry.subscription.ready;
-      if (this.#listener === entry) this.#accepted = new Set(honoured.resourceSubscriptions ?? []);
-    } catch {
-      if (this.#listener === entry) this.#accepted = new Set();
-    }
-    if (current && current !== entry) current.subscription.close().catch(() => {});
-  }
-
-  async #pump(entry: { subscription: Subscription; client: Client }): Promise<void> {
-    try {
-      for await (const notification of entry.subscription) {
-        if (this.#listener !== entry) break;
-        const method = notification.method;
-        if (method === 'notifications/resources/updated') {
-          const uri = (notification.params as { uri?: unknown } | undefined)?.uri;
-          if (typeof uri === 'string' && this.#accepted.has(uri)) this.#env.resourceUpdated(this, uri);
-        } else if (method.endsWith('/list_changed')) {
-          this.refresh().catch(() => {});
-        }
-      }
-    } catch {
-      // Ended with an error: handled below like any other end.
-    }
-    if (this.#listener !== entry || this.#closed || entry.client !== this.#client) return;
-    // The stream ended while the connection looks alive: probe it (a dead one turns down), then listen again.
-    this.#listener = undefined;
-    this.#accepted = new Set();
-    const timer = setTimeout(() => {
-      this.refresh().catch(() => {});
-    }, this.#env.reconnectDelayMs);
-    timer.unref?.();
-  }
-
-  #closeListener(): void {
-    const listener = this.#listener;
-    this.#listener = undefined;
-    this.#accepted = new Set();
-    listener?.subscription.close().catch(() => {});
-  }
-
   /** Stops everything: timers, listener, parked and running exchanges, the client. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#reconnectTimer !== undefined) clearTimeout(this.#reconnectTimer);
-    this.#closeListener();
+    this.#listener.close();
     for (const exchange of this.exchanges) exchange.abort(unavailable('this request'));
     const client = this.#client;
     this.#client = undefined;

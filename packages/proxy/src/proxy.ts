@@ -8,7 +8,7 @@ import { exposedUri } from './names.js';
 import { checkBackendSpec, type ProxyOptions, resolveSettings, type Settings } from './options.js';
 import type { CatalogItem } from './policy.js';
 import { buildRuntime, type RuntimeOptions } from './runtime/build.js';
-import type { ProxyCore } from './runtime/ops.js';
+import type { ProxyCore } from './runtime/context.js';
 
 /** One backend in `health()`. */
 export interface BackendHealth {

@@ -4,7 +4,9 @@ import { PROXY_EXTENSION } from '../defaults.js';
 import { optionError } from '../errors.js';
 import { type AuthorizationPolicy, policyProblem } from '../policy.js';
 import { PROXY_VERSION } from '../version.js';
-import { filteredHub, listenOperation, operations, type ProxyCore, subscribable } from './ops.js';
+import type { ProxyCore } from './context.js';
+import { filteredHub, listenOperation, subscribable } from './listen.js';
+import { operations } from './ops.js';
 
 /** Options of `proxy.runtime()`: the frontend side. */
 export interface RuntimeOptions {

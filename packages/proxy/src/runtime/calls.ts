@@ -1,0 +1,75 @@
+import { ProtocolError } from '@snodo/core';
+import type { Operation } from '@snodo/core/internal';
+import { unavailable } from '../backend.js';
+import { rewritePromptResult, rewriteToolResult } from '../links.js';
+import { allowed } from '../policy.js';
+import { clean, forbidden, forwarding, objectParam, owner, type Scope, visible } from './context.js';
+import { forward } from './forward.js';
+
+/** `tools/call`: the owning backend's tool by its original name; links in the result rewritten. */
+export function callToolOperation(scope: Scope): Operation {
+  const { core, policy } = scope;
+  return async (call) => {
+    const { name } = call.params;
+    if (typeof name !== 'string')
+      throw ProtocolError.invalidParams('tools/call needs params.name (a string)');
+    const unknown = () => ProtocolError.invalidParams(`Unknown tool: ${name}`, { name });
+    const entry = core.merged().tools.get(name);
+    if (!entry && core.pendingOwner(name)) throw unavailable(`tool "${name}"`);
+    if (!entry || !visible(scope, call.auth, entry)) throw unknown();
+    if (!allowed(policy, 'canCall', call.auth, entry.item)) {
+      throw forbidden(`Tool "${name}" is not allowed for this caller`, { name });
+    }
+    const args = objectParam(call, 'arguments', 'tools/call');
+    const backend = owner(scope, entry, unknown);
+    // A call whose stream broke may have run: sent again only when the tool says that is harmless.
+    const annotations = entry.item.definition.annotations as Record<string, unknown> | undefined;
+    const reissue = annotations?.readOnlyHint === true || annotations?.idempotentHint === true;
+    const result = await forward(
+      forwarding(scope, backend, `tool "${name}"`, call),
+      (client, options) =>
+        client.callTool(entry.item.original, args, { ...options, reissue }) as Promise<
+          Record<string, unknown>
+        >,
+    );
+    const { ttlMs: _, cacheScope: __, ...rest } = clean(result);
+    return rewriteToolResult(backend.snapshot, rest);
+  };
+}
+
+/** `prompts/get`: the owning backend's prompt by its original name; links in messages rewritten. */
+export function getPromptOperation(scope: Scope): Operation {
+  const { core, policy } = scope;
+  return async (call) => {
+    const { name } = call.params;
+    if (typeof name !== 'string')
+      throw ProtocolError.invalidParams('prompts/get needs params.name (a string)');
+    const unknown = () => ProtocolError.invalidParams(`Unknown prompt: ${name}`, { name });
+    const entry = core.merged().prompts.get(name);
+    if (!entry && core.pendingOwner(name)) throw unavailable(`prompt "${name}"`);
+    if (!entry || !visible(scope, call.auth, entry)) throw unknown();
+    if (!allowed(policy, 'canGet', call.auth, entry.item)) {
+      throw forbidden(`Prompt "${name}" is not allowed for this caller`, { name });
+    }
+    const args = objectParam(call, 'arguments', 'prompts/get');
+    for (const [key, value] of Object.entries(args)) {
+      if (typeof value !== 'string') {
+        throw ProtocolError.invalidParams(
+          `Invalid arguments for prompt "${name}": "${key}" must be a string`,
+          {
+            argument: key,
+          },
+        );
+      }
+    }
+    const backend = owner(scope, entry, unknown);
+    const result = await forward(
+      forwarding(scope, backend, `prompt "${name}"`, call),
+      (client, options) =>
+        client.getPrompt(entry.item.original, args as Record<string, string>, options) as Promise<
+          Record<string, unknown>
+        >,
+    );
+    return rewritePromptResult(backend.snapshot, clean(result));
+  };
+}
