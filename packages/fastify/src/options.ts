@@ -17,6 +17,13 @@ export interface SnodoFastifyOptions extends Omit<HttpOptions, 'path'> {
    * Default 10,000.
    */
   bodyTimeout?: number;
+  /**
+   * The endpoint URL clients use, when a proxy in front rewrites it (e.g. `https://mcp.example.com/api/mcp`).
+   * Handlers see it as `context.url` (UI resources derive their sandbox domain from it). Without it
+   * the URL is `request.protocol://request.host` + the route's path, which honours Fastify's
+   * `trustProxy` (X-Forwarded-Proto/Host).
+   */
+  publicUrl?: string;
 }
 
 /** The options validated once, at registration. */
@@ -27,6 +34,7 @@ export interface PluginConfig {
   readonly http: HttpConfig;
   /** Whether the executor is the plugin's own (closed with the application) or the caller's. */
   readonly ownsExecutor: boolean;
+  readonly publicUrl: string | undefined;
 }
 
 /** Options Fastify's `register` takes for itself; they reach the plugin function too. */
@@ -42,7 +50,10 @@ function optionError(message: string): SnodoError {
  */
 export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: AbortSignal): PluginConfig {
   if (typeof options !== 'object' || options === null) throw optionError('options must be an object');
-  const { runtime, path = DEFAULT_PATH, bodyTimeout = DEFAULT_BODY_TIMEOUT, ...rest } = options;
+  const { runtime, path = DEFAULT_PATH, bodyTimeout = DEFAULT_BODY_TIMEOUT, publicUrl, ...rest } = options;
+  if (publicUrl !== undefined && !/^https?:\/\/[^/?#]+/.test(String(publicUrl))) {
+    throw optionError(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
+  }
   const httpOptions: Record<string, unknown> = { ...rest };
   for (const name of REGISTER_OPTIONS) delete httpOptions[name];
   if (path === '' || typeof path !== 'string' || !path.startsWith('/')) {
@@ -71,5 +82,6 @@ export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: Abo
     limits: { maxBodyBytes: http.maxBodyBytes, bodyTimeout },
     http,
     ownsExecutor: options.executor === undefined,
+    publicUrl,
   };
 }

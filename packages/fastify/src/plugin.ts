@@ -85,7 +85,11 @@ async function serve(
     closeAfterReply(request, reply);
     throw error;
   }
-  const response = await handle(config.runtime, toHttpRequest(request, body, signal), config.http);
+  const response = await handle(
+    config.runtime,
+    toHttpRequest(request, body, signal, config.publicUrl),
+    config.http,
+  );
   return sendResponse(reply, response, signal);
 }
 

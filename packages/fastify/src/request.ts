@@ -40,7 +40,14 @@ function flatHeaders(headers: FastifyRequest['headers']): Record<string, string 
 }
 
 /** The neutral request core handles. Identity comes only from what the application's hook set. */
-export function toHttpRequest(request: FastifyRequest, body: Uint8Array, signal: AbortSignal): HttpRequest {
+export function toHttpRequest(
+  request: FastifyRequest,
+  body: Uint8Array,
+  signal: AbortSignal,
+  publicUrl?: string,
+): HttpRequest {
+  const query = request.url.indexOf('?');
+  const path = query < 0 ? request.url : request.url.slice(0, query);
   return {
     method: request.method,
     path: request.url,
@@ -50,6 +57,7 @@ export function toHttpRequest(request: FastifyRequest, body: Uint8Array, signal:
     signal,
     auth: request.mcpAuth,
     cancellationScope: request.mcpCancellationScope,
-    url: `${request.protocol}://${request.host}${request.url}`,
+    // The endpoint as the client used it (prefix included, query left out), or the configured one.
+    url: publicUrl ?? `${request.protocol}://${request.host}${path}`,
   };
 }
