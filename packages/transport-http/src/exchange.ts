@@ -57,7 +57,11 @@ export function readBody(request: IncomingMessage, maxBytes: number, deadline: n
  */
 export async function writeResponse(res: ServerResponse, response: HttpResponse): Promise<void> {
   if (!isStreamResponse(response)) {
-    res.writeHead(response.status, response.headers);
+    // A known length lets the whole answer go out in one write, not as a chunked body.
+    res.writeHead(response.status, {
+      ...response.headers,
+      'content-length': Buffer.byteLength(response.body),
+    });
     res.end(response.body);
     return;
   }
