@@ -228,10 +228,25 @@ function serveSubscription(
   subscription: OpenedSubscription,
   slot: SubscriptionSlot,
 ): HttpStreamResponse {
+  return serveHeldStream(config, request, subscription, slot, () => subscription.close());
+}
+
+/**
+ * An SSE stream that holds a subscription slot: the slot returns and `source` closes when the
+ * client leaves (at once, even if the host never reads the stream) or the stream ends; `final`,
+ * when given, is the last event after the source ends or the host shuts down.
+ */
+function serveHeldStream(
+  config: HttpConfig,
+  request: HttpRequest,
+  source: AsyncIterable<JsonRpcMessage> & { close(): unknown },
+  slot: SubscriptionSlot,
+  final?: () => JsonRpcResponse,
+): HttpStreamResponse {
   const disconnect = request.signal;
   const release = () => {
     disconnect.removeEventListener('abort', release);
-    subscription.close();
+    source.close();
     slot.release();
   };
   disconnect.addEventListener('abort', release);
@@ -239,11 +254,11 @@ function serveSubscription(
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(subscription[Symbol.asyncIterator](), {
+    stream: sseFrames(source[Symbol.asyncIterator](), {
       keepAliveInterval: config.keepAliveInterval,
       disconnect,
       shutdown: config.shutdownSignal,
-      final: () => subscription.close(),
+      ...(final ? { final } : {}),
       cleanup: release,
     }),
   };
@@ -348,24 +363,7 @@ function runListen(prepared: PreparedRequest, work: Of<'listen'>): HttpResponse 
   const slot = config.executor.acquireSubscription();
   if (!slot) return overloaded(null, 'Too many open streams: try again later');
   const stream = config.local.openStream(work.session.id, work.session.session, runtime);
-  const disconnect = request.signal;
-  const release = () => {
-    disconnect.removeEventListener('abort', release);
-    stream.close();
-    slot.release();
-  };
-  disconnect.addEventListener('abort', release);
-  if (disconnect.aborted) release();
-  return {
-    status: 200,
-    headers: SSE_HEADERS,
-    stream: sseFrames(stream[Symbol.asyncIterator](), {
-      keepAliveInterval: config.keepAliveInterval,
-      disconnect,
-      shutdown: config.shutdownSignal,
-      cleanup: release,
-    }),
-  };
+  return serveHeldStream(config, request, stream, slot);
 }
 
 async function runDelete(prepared: PreparedRequest, work: Of<'delete'>): Promise<HttpResponse> {
