@@ -423,7 +423,11 @@ export class Backend {
         `Request timed out: the server behind ${what} did not answer within ${error.timeout} ms`,
       );
     }
-    if (SnodoError.is(error) && error.code === 'SNODO_ERR_ABORTED') return error;
+    if (SnodoError.is(error) && error.code === 'SNODO_ERR_ABORTED') {
+      // Aborted because this backend was removed or lost (its exchanges abort before its client
+      // closes): the frontend gets "unavailable". Otherwise the frontend itself cancelled.
+      return this.#closed || generation !== this.#generation ? unavailable(what) : error;
+    }
     if (lostConnection(error)) {
       if (TransportError.is(error)) this.#lost(generation, error);
       return unavailable(what);

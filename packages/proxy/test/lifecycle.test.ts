@@ -220,6 +220,10 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
     const log = healthLog();
     const { proxy, client } = await start({
       healthIntervalMs: 600_000,
+      // The killed server ends the listener's session stream, which probes the backend after
+      // reconnectDelayMs; a probe while the server restarts would truthfully find it down. Far away:
+      // only the call's 404 brings the backend back within this test.
+      reconnectDelayMs: 600_000,
       backends: [
         { id: 'old', target: { http: server.url }, clientOptions: { protocolVersions: ['2025-11-25'] } },
       ],
