@@ -17,7 +17,12 @@ for (const root of roots) {
   const report = JSON.parse(readFileSync(file, 'utf8'));
   reports += 1;
   passed += report.numPassedTests;
-  failed += report.numFailedTests + (report.numFailedTestSuites ?? 0);
+  failed += report.numFailedTests;
+  // A file that failed without a failing test (it did not load, or a hook threw) counts once.
+  for (const file of report.testResults ?? []) {
+    const failing = file.assertionResults?.some((test) => test.status === 'failed');
+    if (file.status === 'failed' && !failing) failed += 1;
+  }
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(reports > 0 && passed > 0 && failed === 0 ? 0 : 1);
