@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { handle, type HttpRequest, resolveHttpOptions } from '../src/index.js';
-import { httpRequest, httpServer, MODERN, modernHeaders, modernMessage, newProbe, read } from './http-helpers.js';
+import { type HttpRequest, handle, resolveHttpOptions } from '../src/index.js';
+import {
+  httpRequest,
+  httpServer,
+  MODERN,
+  modernHeaders,
+  modernMessage,
+  newProbe,
+  read,
+} from './http-helpers.js';
 
 function scoped(message: { method: string; params?: Record<string, unknown> }, scope?: string): HttpRequest {
   const request = httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message) });

@@ -62,6 +62,19 @@ describe('decodeJson: integer digit limit', () => {
     expect(value(`[${hyphens},${digits(64)}e-70,"${digits(65)}e-70"]`)).toHaveLength(6);
   });
 
+  it('finds a long negative-exponent token after any number of hyphens, sparse or dense', () => {
+    // Dense hyphens: 64 are looked at one by one, then the regex pass takes over from the 65th.
+    // Sparse ones (one in 100 characters) are all looked at one by one.
+    const dense = [63, 64, 65, 1000].map((n) => 'a-'.repeat(n));
+    const sparse = `${'a'.repeat(99)}-`.repeat(1000);
+    for (const text of [...dense, sparse]) {
+      const prose = `"${text}"`;
+      expect(failure(`[${prose},${digits(65)}e-70]`).reason).toBe('integer-too-long');
+      expect(failure(`[${prose},-${digits(65)}.25E-70]`).reason).toBe('integer-too-long');
+      expect(value(`[${prose},${digits(64)}e-70]`)).toHaveLength(2);
+    }
+  });
+
   it('does not count digits inside strings or keys', () => {
     const long = '1'.repeat(100);
     expect(value(`{"a":"${long}"}`).a).toBe(long);
