@@ -177,7 +177,9 @@ describe.each(KINDS)('demo server over %s', (kind) => {
     const tampering = wrap(transportFor(kind), (request) => {
       const params = request.params as { requestState?: string } | undefined;
       if (params?.requestState === undefined) return request;
-      const flipped = `${params.requestState.slice(0, -2)}${params.requestState.endsWith('A') ? 'B' : 'A'}${params.requestState.slice(-1)}`;
+      // Replace the next-to-last character (six whole bits of the MAC) with a different one.
+      const state = params.requestState;
+      const flipped = `${state.slice(0, -2)}${state.at(-2) === 'A' ? 'B' : 'A'}${state.slice(-1)}`;
       return { ...request, params: { ...request.params, requestState: flipped } };
     });
     const victim = await connect(
