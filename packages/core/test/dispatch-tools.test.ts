@@ -340,3 +340,36 @@ describe('tools on the initialize-based revisions', () => {
     },
   );
 });
+
+describe('a tool whose outputSchema is not an object schema', () => {
+  const runtime = createServer({
+    name: 'array-output',
+    version: '1.0.0',
+    tools: [
+      {
+        name: 'numbers',
+        inputSchema: { type: 'object' },
+        outputSchema: { type: 'array', items: { type: 'number' } },
+        handler: () => ({ content: [], structuredContent: [1, 2] }),
+      },
+    ],
+  });
+
+  it('keeps it on 2026-07-28', async () => {
+    const list = await run(runtime, modern('tools/list'));
+    expectResponse(MODERN, 'tools/list', list.response);
+    expect(list.response.result.tools[0].outputSchema).toEqual({ type: 'array', items: { type: 'number' } });
+  });
+
+  it.each(['2025-11-25', '2025-06-18'])(
+    '%s: is listed without it, since that schema types outputSchema as an object',
+    async (version) => {
+      const init = await run(runtime, initialize(version));
+      const session = (init.outcome as { session: any }).session;
+      const list = await run(runtime, legacy('tools/list'), { session });
+      expectResponse(version, 'tools/list', list.response);
+      expect(list.response.result.tools[0].name).toBe('numbers');
+      expect('outputSchema' in list.response.result.tools[0]).toBe(false);
+    },
+  );
+});

@@ -294,6 +294,34 @@ describe('the same handler API on the initialize-based revisions', () => {
     expect(response.error.code).toBe(-32021);
   });
 
+  it('2025-03-26 has no elicitation: refused with -32021 without reaching the channel, sampling and roots still go', async () => {
+    const sent: string[] = [];
+    const channel: ClientRequestChannel = {
+      async request(method) {
+        sent.push(method);
+        if (method === 'roots/list') return { roots: [] };
+        return { role: 'assistant', content: { type: 'text', text: 'sampled' }, model: 'm' };
+      },
+    };
+    const s = await session('2025-03-26', { elicitation: {}, sampling: {}, roots: {} });
+    const asked = await run(runtime, legacy('tools/call', { name: 'ask', arguments: {} }), {
+      session: s,
+      channel,
+    });
+    expect(asked.response.error).toMatchObject({
+      code: -32021,
+      message: 'elicitation/create does not exist in protocol revision 2025-03-26',
+    });
+    expect(sent).toEqual([]);
+    const both = await run(runtime, legacy('tools/call', { name: 'everything-at-once', arguments: {} }), {
+      session: s,
+      channel,
+    });
+    expectResponse('2025-03-26', 'tools/call', both.response);
+    expect(both.response.result.content[0].text).toBe('sampled / 0 roots');
+    expect(sent.sort()).toEqual(['roots/list', 'sampling/createMessage']);
+  });
+
   it('turns a client error answer into an isError result, and fails clearly without a channel', async () => {
     const channel: ClientRequestChannel = {
       request: async () => {

@@ -32,6 +32,8 @@ export interface Dialect {
   readonly era: Era;
   /** JSON-RPC batches are accepted (2025-03-26 only). */
   readonly batches: boolean;
+  /** The server-to-client requests a handler may make on this revision (2025-03-26 has no elicitation). */
+  readonly inputMethods: ReadonlySet<string>;
   readonly methods: ReadonlyMap<string, MethodSpec>;
   classify(method: string, kind: 'request' | 'notification'): MethodClass;
   /** Shapes a neutral result of `method` for this wire. Never mutates its input. */
@@ -40,6 +42,12 @@ export interface Dialect {
   shapeNotificationParams?(method: string, params: Record<string, unknown>): Record<string, unknown>;
   shapeError(error: ProtocolError): JsonRpcErrorObject;
 }
+
+export const ALL_INPUT_METHODS: ReadonlySet<string> = new Set([
+  'elicitation/create',
+  'sampling/createMessage',
+  'roots/list',
+]);
 
 export function classifyWith(
   methods: ReadonlyMap<string, MethodSpec>,

@@ -6,6 +6,7 @@ import { keys } from './projection.js';
 export const rev20250326: Dialect = legacyDialect({
   version: '2025-03-26',
   batches: true,
+  inputMethods: new Set(['sampling/createMessage', 'roots/list']),
   structuredContent: false,
   resourceLinks: false,
   keys: {

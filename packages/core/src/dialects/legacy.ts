@@ -1,6 +1,6 @@
 import { ErrorCode } from '../errors/codes.js';
 import type { ProtocolVersion } from '../protocol/types.js';
-import { classifyWith, type Dialect, errorObject, type MethodSpec } from './dialect.js';
+import { ALL_INPUT_METHODS, classifyWith, type Dialect, errorObject, type MethodSpec } from './dialect.js';
 import { type KeyTable, project, projectAll } from './projection.js';
 
 const request: MethodSpec = { kind: 'request' };
@@ -29,6 +29,8 @@ const LEGACY_METHODS: ReadonlyMap<string, MethodSpec> = new Map([
 export interface LegacyProfile {
   readonly version: ProtocolVersion;
   readonly batches: boolean;
+  /** Server-to-client requests the revision has; every one when left out. */
+  readonly inputMethods?: ReadonlySet<string>;
   /** `structuredContent` exists (2025-06-18 on), and must then be a JSON object. */
   readonly structuredContent: boolean;
   /** `resource_link` content blocks exist (2025-06-18 on); before, links become text. */
@@ -48,7 +50,7 @@ export function legacyDialect(profile: LegacyProfile): Dialect {
   };
   const shapers: Record<string, (result: Record<string, unknown>) => Record<string, unknown>> = {
     initialize: (r) => ({ ...r, serverInfo: project(r.serverInfo, keys.Implementation) }),
-    'tools/list': (r) => ({ ...r, tools: projectAll(r.tools, keys.Tool) }),
+    'tools/list': (r) => ({ ...r, tools: objectOutputSchemas(projectAll(r.tools, keys.Tool)) }),
     'tools/call': (r) => {
       const out: Record<string, unknown> = { ...r, content: content(r.content) };
       const structured = out.structuredContent;
@@ -86,6 +88,7 @@ export function legacyDialect(profile: LegacyProfile): Dialect {
     version: profile.version,
     era: 'legacy',
     batches: profile.batches,
+    inputMethods: profile.inputMethods ?? ALL_INPUT_METHODS,
     methods: LEGACY_METHODS,
     classify: (method, kind) => classifyWith(LEGACY_METHODS, method, kind),
     shapeResult(method, result) {
@@ -122,3 +125,23 @@ const CONTENT_KIND: Record<string, string> = {
   resource: 'EmbeddedResource',
   resource_link: 'ResourceLink',
 };
+
+/**
+ * The initialize-based schemas type `Tool.outputSchema` as an object schema (`type: "object"`); a
+ * tool whose output schema is anything else is listed without it there (its `structuredContent`
+ * is dropped from results for the same reason).
+ */
+function objectOutputSchemas(tools: unknown): unknown {
+  if (!Array.isArray(tools) || !tools.some(hasNonObjectOutputSchema)) return tools;
+  return tools.map((tool: Record<string, unknown>) => {
+    if (!hasNonObjectOutputSchema(tool)) return tool;
+    const { outputSchema: _dropped, ...rest } = tool;
+    return rest;
+  });
+}
+
+function hasNonObjectOutputSchema(tool: unknown): boolean {
+  if (typeof tool !== 'object' || tool === null || !('outputSchema' in tool)) return false;
+  const schema = (tool as { outputSchema: unknown }).outputSchema;
+  return typeof schema !== 'object' || schema === null || (schema as { type?: unknown }).type !== 'object';
+}

@@ -1,5 +1,5 @@
 import { META, type ProtocolVersion } from '../protocol/types.js';
-import { classifyWith, type Dialect, errorObject, type MethodSpec } from './dialect.js';
+import { ALL_INPUT_METHODS, classifyWith, type Dialect, errorObject, type MethodSpec } from './dialect.js';
 
 const request = (extra: Partial<MethodSpec> = {}): MethodSpec => ({ kind: 'request', ...extra });
 
@@ -25,6 +25,7 @@ export const rev20260728: Dialect = Object.freeze({
   version: '2026-07-28' as ProtocolVersion,
   era: 'modern',
   batches: false,
+  inputMethods: ALL_INPUT_METHODS,
   methods: METHODS,
   classify: (method, kind) => classifyWith(METHODS, method, kind),
   shapeResult(method, result, shaping) {
