@@ -270,6 +270,25 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
     expect(await rpcError(client.readResource('mcp-proxy://later/demo://greeting'))).toMatchObject(
       UNAVAILABLE,
     );
+    // Completions too, for a prompt name or a template URI of that backend.
+    expect(
+      await rpcError(
+        client.complete({ type: 'ref/prompt', name: 'later.greet' }, { name: 'name', value: 'A' }),
+      ),
+    ).toMatchObject(UNAVAILABLE);
+    expect(
+      await rpcError(
+        client.complete(
+          { type: 'ref/resource', uri: 'mcp-proxy://later/demo://items/{id}' },
+          { name: 'id', value: '1' },
+        ),
+      ),
+    ).toMatchObject(UNAVAILABLE);
+    expect(
+      await rpcError(
+        client.complete({ type: 'ref/prompt', name: 'nobody.greet' }, { name: 'name', value: 'A' }),
+      ),
+    ).toMatchObject({ code: -32602 });
     expect(await rpcError(client.callTool('nobody.echo', { text: 'x' }))).toMatchObject({ code: -32602 });
     await expect(proxy.refreshBackend('later')).rejects.toMatchObject({ kind: 'connect_failed' });
     const restarted = await startDemoHttp(port);

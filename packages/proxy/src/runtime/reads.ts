@@ -103,6 +103,7 @@ export function completeOperation(scope: Scope): Operation {
     let what: string;
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
       entry = core.merged().prompts.get(ref.name);
+      if (!entry && core.pendingOwner(ref.name)) throw unavailable(`prompt ${JSON.stringify(ref.name)}`);
       if (!entry || !visible(scope, call.auth, entry) || !allowed(policy, 'canGet', call.auth, entry.item)) {
         throw ProtocolError.invalidParams(`Unknown prompt: ${ref.name}`, { name: ref.name });
       }
@@ -110,6 +111,10 @@ export function completeOperation(scope: Scope): Operation {
       what = `prompt ${JSON.stringify(ref.name)}`;
     } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
       entry = core.merged().templates.get(ref.uri);
+      const parsed = entry ? undefined : parseExposedUri(ref.uri);
+      if (parsed && core.backend(parsed.id) && !core.merged().snapshots.has(parsed.id)) {
+        throw unavailable(`resource template ${JSON.stringify(ref.uri)}`);
+      }
       if (
         !entry ||
         !visible(scope, call.auth, entry) ||
