@@ -52,7 +52,8 @@ async function snodo(instance: FastifyInstance, options: SnodoFastifyOptions): P
   }
 
   instance.route({
-    method: ['GET', 'POST', 'DELETE'],
+    // Every method core answers: PUT and PATCH get its 405 with Allow, as on the native listener.
+    method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
     url: config.path,
     sse: { kind: 'manual', heartbeat: true, serializer: (data: string) => data },
     handler: (request, reply) => serve(config, request, reply, payloads.get(request)),

@@ -123,8 +123,14 @@ describe('routing and coexistence', () => {
     const server = Fastify();
     apps.push(server);
     await server.register(snodo, { runtime });
-    const cases: { method: 'GET' | 'POST' | 'DELETE'; headers: Record<string, string>; body?: string }[] = [
+    const cases: {
+      method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+      headers: Record<string, string>;
+      body?: string;
+    }[] = [
       { method: 'GET', headers: { accept: 'text/event-stream' } },
+      { method: 'PUT', headers: {}, body: '{}' },
+      { method: 'PATCH', headers: {}, body: '{}' },
       { method: 'DELETE', headers: {} },
       { method: 'POST', headers: { ...toolCall('whoami').headers, accept: 'application/json' }, body: '{}' },
       {

@@ -79,4 +79,22 @@ describe('UI resources: the sandbox domain of the URL the request arrived on', (
       await sandboxDomain('http://localhost:8787/other'),
     );
   });
+
+  it('fetch adapter: a configured publicUrl over the Request URL; a bad one is refused at creation', async () => {
+    const publicUrl = 'https://mcp.example.com/mcp';
+    const handler = createFetchHandler(runtime, { allowedOriginHosts: ['localhost'], publicUrl });
+    const message = read();
+    const response = await handler(
+      new Request('http://localhost:8787/mcp', {
+        method: 'POST',
+        headers: headersFor(message),
+        body: JSON.stringify(message),
+      }),
+    );
+    const body = await response.json();
+    expect(body.result.contents[0]._meta.ui.domain).toBe(await sandboxDomain(publicUrl));
+    expect(() => createFetchHandler(runtime, { publicUrl: 'ftp://example.com/mcp' })).toThrow(
+      /publicUrl must be an absolute http\(s\) URL/,
+    );
+  });
 });

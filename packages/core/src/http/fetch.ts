@@ -1,5 +1,6 @@
 import type { AuthInfo } from '../dispatch/context.js';
 import { ErrorCode } from '../errors/codes.js';
+import { optionError } from '../errors/snodo-error.js';
 import type { Runtime } from '../router/runtime.js';
 import { type HttpOptions, resolveHttpOptions } from './config.js';
 import { handle } from './handle.js';
@@ -13,6 +14,12 @@ export interface FetchHandlerOptions extends HttpOptions {
    * checked a bearer token). Return undefined for anonymous requests; throw to refuse with 401.
    */
   authenticate?: (request: Request) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /**
+   * The endpoint URL clients use when the host sits behind a reverse proxy (e.g.
+   * `https://mcp.example.com/mcp`): handlers see it as `context.url`, and UI resources derive their
+   * sandbox domain from it, instead of the `Request` URL the host built.
+   */
+  publicUrl?: string;
 }
 
 const encoder = new TextEncoder();
@@ -27,8 +34,14 @@ export function createFetchHandler(
   runtime: Runtime,
   options: FetchHandlerOptions = {},
 ): (request: Request) => Promise<Response> {
-  const { authenticate, ...httpOptions } = options;
+  const { authenticate, publicUrl, ...httpOptions } = options;
   const config = resolveHttpOptions(httpOptions);
+  if (authenticate !== undefined && typeof authenticate !== 'function') {
+    throw optionError('authenticate must be a function');
+  }
+  if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
+    throw optionError(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
+  }
   paramHeadersOf(runtime);
   return async (request) => {
     const url = new URL(request.url);
@@ -64,7 +77,7 @@ export function createFetchHandler(
         body,
         signal: controller.signal,
         // The endpoint as the client used it: scheme, host, port and path, without the query.
-        url: `${url.origin}${url.pathname}`,
+        url: publicUrl ?? `${url.origin}${url.pathname}`,
         ...(auth === undefined ? {} : { auth }),
       },
       config,
@@ -72,6 +85,16 @@ export function createFetchHandler(
     if (!isStreamResponse(response)) request.signal.removeEventListener('abort', abort);
     return toResponse(response, controller);
   };
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 async function readBody(request: Request, max: number): Promise<Uint8Array | undefined> {
