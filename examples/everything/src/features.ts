@@ -65,11 +65,28 @@ const GREETING_PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Greeting</title></head>
 <body><h1 id="greeting">Hello!</h1>
 <script>
-  // The host posts the tool result to the page (MCP Apps, ui/notifications/tool-result).
+  // MCP Apps over postMessage (JSON-RPC 2.0): ui/initialize, then ui/notifications/initialized;
+  // after that the host sends ui/notifications/tool-result with the tool's result.
   window.addEventListener('message', (event) => {
-    const name = event.data?.params?.structuredContent?.name;
-    if (name) document.getElementById('greeting').textContent = 'Hello, ' + name + '!';
+    const message = event.data;
+    if (message?.jsonrpc !== '2.0') return;
+    if (message.id === 1 && message.result) {
+      window.parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} }, '*');
+    } else if (message.method === 'ui/notifications/tool-result') {
+      const name = message.params?.structuredContent?.name;
+      if (name) document.getElementById('greeting').textContent = 'Hello, ' + name + '!';
+    }
   });
+  window.parent.postMessage({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'ui/initialize',
+    params: {
+      appInfo: { name: 'everything-greeting', version: '1.0.0' },
+      appCapabilities: {},
+      protocolVersion: '2026-01-26',
+    },
+  }, '*');
 </script></body></html>`;
 
 export const RESOURCES: ResourceDefinition[] = [

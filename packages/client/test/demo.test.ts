@@ -163,6 +163,26 @@ describe.each(KINDS)('demo server over %s', (kind) => {
     },
   );
 
+  it('show_greeting links to its MCP Apps page only for a client that declares the UI extension', async () => {
+    const ui = { extensions: { 'io.modelcontextprotocol/ui': {} } };
+    await withClient(kind, { protocolVersions: ['2026-07-28'], capabilities: ui }, async (client) => {
+      const tool = (await client.allTools()).find((t) => t.name === 'show_greeting');
+      expect(tool?._meta).toMatchObject({ ui: { resourceUri: 'ui://everything/greeting.html' } });
+      const page = await client.readResource('ui://everything/greeting.html');
+      expect(page.contents[0]).toMatchObject({ mimeType: 'text/html;profile=mcp-app' });
+      // The page speaks the MCP Apps handshake before it waits for the tool result.
+      const html = (page.contents[0] as { text: string }).text;
+      expect(html).toContain("method: 'ui/initialize'");
+      expect(html).toContain('ui/notifications/tool-result');
+    });
+    await withClient(kind, { protocolVersions: ['2026-07-28'] }, async (client) => {
+      const tool = (await client.allTools()).find((t) => t.name === 'show_greeting');
+      expect(tool?._meta?.ui).toBeUndefined();
+      const page = await client.readResource('ui://everything/greeting.html');
+      expect(page.contents[0]).toMatchObject({ mimeType: 'text/html' });
+    });
+  });
+
   it('MRTR: the retry carries a new id and the exact requestState; a tampered one is refused', async () => {
     const recorder = wrap(transportFor(kind));
     const client = await connect(
