@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Calls the same tool (echo) on the demo server over stdio, Streamable HTTP and in-process, and
+// Calls the same tool (echo) on the demo server over stdio, Streamable HTTP, in-process and a
+// transport object, and
 // prints the revision each connection negotiated:  node dist/main.js
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { connect, type Target } from '@snodo/client';
+import { connect, StdioTransport, type Target } from '@snodo/client';
 import { createEverythingServer } from 'everything/server';
 
 const demo = join(dirname(createRequire(import.meta.url).resolve('everything/package.json')), 'dist/main.js');
@@ -19,6 +20,8 @@ const targets: Record<string, Target> = {
   stdio: { stdio: { command: process.execPath, args: [demo, '--stdio'] } },
   http: { http: url },
   'in-process': { direct: createEverythingServer() },
+  // A transport object (any ClientTransport); here the built-in stdio one, constructed by hand.
+  custom: { transport: new StdioTransport({ command: process.execPath, args: [demo, '--stdio'] }) },
 };
 
 try {

@@ -61,6 +61,7 @@ describe('examples/client-transports', () => {
       'stdio      2026-07-28  hello over stdio',
       'http       2026-07-28  hello over http',
       'in-process 2026-07-28  hello over in-process',
+      'custom     2026-07-28  hello over custom',
     ]);
   });
 });
