@@ -251,6 +251,24 @@ describe('identity from the application', () => {
   });
 });
 
+describe('requestTimeout', () => {
+  it('a request past its deadline is aborted and answered with -32001', async () => {
+    const probe = new Probe();
+    const server = await app({ requestTimeout: 50 }, {}, probe);
+    const call = toolCall('block');
+    const answered = await server.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      headers: { ...call.headers, ...bearer() },
+      payload: call.body,
+    });
+    expect(answered.statusCode).toBe(200);
+    expect(answered.json()).toMatchObject({ error: { code: -32001 } });
+    await probe.blockAborted.promise;
+    expect((await probe.blocked.promise).aborted).toBe(true);
+  });
+});
+
 describe('cross-request cancellation', () => {
   it('notifications/cancelled stops a request of the same client instance only', async () => {
     const probe = new Probe();
