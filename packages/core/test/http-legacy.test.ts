@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { handle, isStreamResponse, MemorySessionStore, resolveHttpOptions } from '../src/index.js';
+import { Executor, handle, isStreamResponse, MemorySessionStore, resolveHttpOptions } from '../src/index.js';
 import { createSession } from '../src/internal.js';
-import { httpRequest, httpServer, LEGACY_HEADERS, newProbe, parseSse, post, read } from './http-helpers.js';
+import {
+  httpRequest,
+  httpServer,
+  LEGACY_HEADERS,
+  modernMessage,
+  newProbe,
+  parseSse,
+  post,
+  postModern,
+  read,
+} from './http-helpers.js';
 
 let nextId = 1000;
 const initialize = (protocolVersion: string) => ({
@@ -331,5 +341,27 @@ describe('MemorySessionStore', () => {
     expect(() => resolveHttpOptions({ sessionStore: new MemorySessionStore(), maxSessions: 3 })).toThrow(
       /maxSessions/,
     );
+  });
+});
+
+describe('initialize over HTTP and the request options', () => {
+  it('honours requestTimeout while it waits for a slot: -32001, not an unbounded wait', async () => {
+    const probe = newProbe();
+    const runtime = httpServer(probe);
+    const executor = new Executor({ maxConcurrency: 1, maxQueue: 4 });
+    const options = { executor, requestTimeout: 50 };
+    const patient = { executor }; // the executor's own 60 s deadline
+    // The one slot is held by a 2026-07-28 call that waits for the probe.
+    const holding = postModern(
+      runtime,
+      modernMessage('tools/call', { name: 'wait', arguments: {} }),
+      patient,
+    );
+    await expect.poll(() => executor.stats().running).toBe(1);
+    const answer = await post(runtime, initialize('2025-06-18'), LEGACY_HEADERS, options);
+    expect(answer.body.error.code).toBe(-32001);
+    expect(executor.stats().timedOut).toBe(1);
+    probe.release.open();
+    expect((await holding).status).toBe(200);
   });
 });

@@ -269,11 +269,10 @@ async function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>):
   const context = baseContext(request, {});
   let outcome: Outcome;
   try {
+    // No disconnect signal: on the initialize-based revisions a disconnect is not a cancellation.
     outcome = await config.executor.submit(
       (signal) => dispatch(runtime, work.message, { ...context, signal }),
-      {
-        signal: request.signal,
-      },
+      config.requestTimeout === undefined ? {} : { timeout: config.requestTimeout },
     );
   } catch (error) {
     return failure(error, work.message.id);
