@@ -192,7 +192,7 @@ describe('exact profile inspection of 2026-07-28 requests', () => {
 
 describe('methods per initialize-based revision', () => {
   it.each(LEGACY_VERSIONS)(
-    '%s: ping and logging/setLevel work, server/discover does not exist',
+    '%s: ping and logging/setLevel work; unknown methods are -32601; server/discover stays a 2026-07-28 request',
     async (version) => {
       const runtime = demoServer();
       const session = await sessionFor(version, runtime);
@@ -207,6 +207,13 @@ describe('methods per initialize-based revision', () => {
       const unknown = await run(runtime, legacy('foo/bar'), { session });
       expectResponse(version, 'ping', unknown.response);
       expect(unknown.response.error.code).toBe(ErrorCode.MethodNotFound);
+      // A 2026-07-28-only method inside a session is not the session's: it is selected statelessly,
+      // so without its _meta it is -32602 naming what is missing (what a dual-era probe expects).
+      const discover = await run(runtime, legacy('server/discover', {}), { session });
+      expect(discover.response.error).toMatchObject({
+        code: ErrorCode.InvalidParams,
+        data: { missing: ['_meta'] },
+      });
     },
   );
 
