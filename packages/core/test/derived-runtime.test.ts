@@ -27,7 +27,10 @@ function dynamic() {
         ttlMs: 5,
       }),
       'tools/call': async (call) => {
-        const answer = await call.context.elicit({ message: 'ok?', requestedSchema: { type: 'object' } });
+        const answer = await call.context.elicit({
+          message: 'ok?',
+          requestedSchema: { type: 'object', properties: {} },
+        });
         return { content: [{ type: 'text', text: `${String(call.params.name)} ${String(answer.action)}` }] };
       },
     },
