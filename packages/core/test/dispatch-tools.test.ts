@@ -373,3 +373,28 @@ describe('a tool whose outputSchema is not an object schema', () => {
     },
   );
 });
+
+describe('requiredClientCapabilities on the initialize-based revisions', () => {
+  const asking = createServer({
+    name: 'a',
+    version: '1',
+    tools: [{ name: 'ask', requiredClientCapabilities: { sampling: {} }, handler: () => 'ok' }],
+  });
+
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
+    '%s: -32021 unless the session declared the capability at initialize',
+    async (version) => {
+      const bare = (await run(asking, initialize(version))).outcome as { session: any };
+      const refused = await run(asking, legacy('tools/call', { name: 'ask' }), { session: bare.session });
+      expect(refused.response.error).toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: { sampling: {} } },
+      });
+      const declaring = (await run(asking, initialize(version, { sampling: {} }))).outcome as {
+        session: any;
+      };
+      const served = await run(asking, legacy('tools/call', { name: 'ask' }), { session: declaring.session });
+      expect(served.response.result.content[0].text).toBe('ok');
+    },
+  );
+});
