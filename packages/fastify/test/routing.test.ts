@@ -225,6 +225,35 @@ describe('identity from the application', () => {
     }
   });
 
+  it('takes the identity a preHandler hook of the application sets, as from onRequest', async () => {
+    const server = Fastify();
+    apps.push(server);
+    await server.register(async (api) => {
+      api.addHook('preHandler', async (request, reply) => {
+        if (request.headers.authorization !== 'Bearer carol-token') {
+          return reply.code(401).send({ error: 'unauthorized' });
+        }
+        request.mcpAuth = { principal: 'carol' };
+      });
+      await api.register(snodo, { runtime: testServer() });
+    });
+    const call = toolCall('whoami');
+    const served = await server.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...call.headers, authorization: 'Bearer carol-token' },
+      payload: call.body,
+    });
+    expect(served.json().result.content[0].text).toBe('carol');
+    const denied = await server.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: call.headers,
+      payload: call.body,
+    });
+    expect(denied.statusCode).toBe(401);
+  });
+
   it('binds MRTR state to the principal: bob cannot finish what alice was asked', async () => {
     const server = await app();
     const meta = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
