@@ -4,6 +4,7 @@ export type { Operation, OperationCall } from './dispatch/operation.js';
 export { type Selection, selectRevision } from './dispatch/select.js';
 export { createSession, withSession } from './dispatch/session.js';
 export { MessageStream } from './dispatch/stream.js';
+export { isHttpUrl } from './http/config.js';
 export { classifyMessage } from './jsonrpc/decode.js';
 export { deriveRuntime, type RuntimeChange } from './router/derive.js';
 export { encodeCursor, paginate } from './router/pagination.js';

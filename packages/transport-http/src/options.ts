@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type AuthInfo, type HttpOptions, type Runtime, SnodoError } from '@snodo/core';
+import { isHttpUrl } from '@snodo/core/internal';
 import {
   DEFAULT_BODY_TIMEOUT,
   DEFAULT_CLOSE_GRACE_PERIOD,
@@ -103,16 +104,8 @@ export function splitOptions(options: ListenOptions): { listener: ResolvedListen
     throw invalid('authenticate must be a function');
   }
   const { publicUrl } = options;
-  if (publicUrl !== undefined) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(publicUrl);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-      throw invalid(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
-    }
+  if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
+    throw invalid(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
   }
   const http: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) if (!LISTENER_KEYS.has(key)) http[key] = value;

@@ -45,16 +45,7 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
     if (!inputRound) {
       throw new ProtocolError(ErrorCode.InternalError, `Input requests are not available in ${method}`);
     }
-    checkRequests(requests, selection.clientCapabilities);
-    for (const request of Object.values(requests)) {
-      if (!dialect.inputMethods.has(request.method)) {
-        throw new ProtocolError(
-          ErrorCode.MissingRequiredClientCapability,
-          `${String(request.method)} does not exist in protocol revision ${dialect.version}`,
-          { method: request.method, protocolVersion: dialect.version },
-        );
-      }
-    }
+    checkRequests(requests, selection.clientCapabilities, dialect);
     if (dialect.era === 'modern') {
       const missing: Record<string, InputRequest> = {};
       for (const [key, request] of Object.entries(requests)) {

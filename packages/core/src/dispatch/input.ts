@@ -1,3 +1,4 @@
+import type { Dialect } from '../dialects/dialect.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { RequestId } from '../json/int.js';
@@ -72,12 +73,27 @@ export function missingCapability(
   }
 }
 
-export function checkRequests(requests: Record<string, InputRequest>, declared: ClientCapabilities): void {
+/**
+ * Refuses input requests the client did not declare the capability for, or (-32021 too) that the
+ * revision does not have at all, whatever was declared (2025-03-26 has no elicitation).
+ */
+export function checkRequests(
+  requests: Record<string, InputRequest>,
+  declared: ClientCapabilities,
+  dialect: Pick<Dialect, 'version' | 'inputMethods'>,
+): void {
   if (typeof requests !== 'object' || requests === null || Object.keys(requests).length === 0) {
     throw new TypeError('input() needs at least one request');
   }
   for (const request of Object.values(requests)) {
     const missing = missingCapability(request, declared);
     if (missing) throw ProtocolError.missingCapability(missing);
+    if (!dialect.inputMethods.has(request.method)) {
+      throw new ProtocolError(
+        ErrorCode.MissingRequiredClientCapability,
+        `${request.method} does not exist in protocol revision ${dialect.version}`,
+        { method: request.method, protocolVersion: dialect.version },
+      );
+    }
   }
 }

@@ -207,3 +207,14 @@ export function configFor(runtime: Runtime, options: HttpOptions | HttpConfig | 
   }
   return config;
 }
+
+/** An absolute http: or https: URL, as `publicUrl` options must be. */
+export function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -2,7 +2,7 @@ import type { AuthInfo } from '../dispatch/context.js';
 import { ErrorCode } from '../errors/codes.js';
 import { optionError } from '../errors/snodo-error.js';
 import type { Runtime } from '../router/runtime.js';
-import { type HttpOptions, resolveHttpOptions } from './config.js';
+import { type HttpOptions, isHttpUrl, resolveHttpOptions } from './config.js';
 import { handle } from './handle.js';
 import { paramHeadersOf } from './param-headers.js';
 import { errorHttpResponse } from './responses.js';
@@ -85,16 +85,6 @@ export function createFetchHandler(
     if (!isStreamResponse(response)) request.signal.removeEventListener('abort', abort);
     return toResponse(response, controller);
   };
-}
-
-function isHttpUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 async function readBody(request: Request, max: number): Promise<Uint8Array | undefined> {

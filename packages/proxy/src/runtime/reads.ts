@@ -8,6 +8,11 @@ import { allowed, type Principal } from '../policy.js';
 import { clean, forbidden, forwarding, owner, type Scope, visible } from './context.js';
 import { forward } from './forward.js';
 
+/** A backend of that id exists but has no catalog yet (it never connected): its URIs are unavailable, not unknown. */
+function notConnectedYet(scope: Scope, id: string): boolean {
+  return scope.core.backend(id) !== undefined && !scope.core.merged().snapshots.has(id);
+}
+
 /**
  * The exact resource, or the one template of its backend, that serves an exposed URI. Two of the
  * backend's templates matching is an ambiguity error: the proxy does not choose for the backend.
@@ -21,9 +26,9 @@ function resolve(
   const notFound = () => ProtocolError.resourceNotFound(uri);
   const parsed = parseExposedUri(uri);
   if (!parsed) throw notFound();
+  if (notConnectedYet(scope, parsed.id)) throw unavailable(`resource ${JSON.stringify(uri)}`);
   const snapshot = catalog.snapshots.get(parsed.id);
   const backend = scope.core.backend(parsed.id);
-  if (backend && !snapshot) throw unavailable(`resource ${JSON.stringify(uri)}`);
   if (!snapshot || !backend) throw notFound();
   const exact = catalog.resources.get(uri);
   if (exact) {
@@ -112,7 +117,7 @@ export function completeOperation(scope: Scope): Operation {
     } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
       entry = core.merged().templates.get(ref.uri);
       const parsed = entry ? undefined : parseExposedUri(ref.uri);
-      if (parsed && core.backend(parsed.id) && !core.merged().snapshots.has(parsed.id)) {
+      if (parsed && notConnectedYet(scope, parsed.id)) {
         throw unavailable(`resource template ${JSON.stringify(ref.uri)}`);
       }
       if (
