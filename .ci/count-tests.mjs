@@ -1,6 +1,6 @@
 // Sums vitest's JSON reports (one per workspace package) into the closing line CI reads.
 // Exits non-zero when no report exists or no test ran, so an empty run is never green.
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const roots = ['packages', 'examples'].flatMap((dir) =>
