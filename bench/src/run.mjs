@@ -15,7 +15,11 @@ import { runScenario } from './lib/runner.mjs';
 import { renderTable, renderTargets } from './lib/table.mjs';
 import { SCENARIOS } from './scenarios/index.mjs';
 
+// `pnpm run bench -- --list` (npm's habit) reaches us with the `--` under pnpm ≥ 10: drop it.
+const argv = process.argv.slice(2);
+if (argv[0] === '--') argv.shift();
 const { values } = parseArgs({
+  args: argv,
   options: {
     rounds: { type: 'string', default: '3' },
     only: { type: 'string' },

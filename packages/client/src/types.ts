@@ -132,6 +132,8 @@ export interface Tool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  /** Extension data, e.g. `_meta.ui.resourceUri` (MCP Apps). */
+  _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -140,6 +142,7 @@ export interface Prompt {
   title?: string;
   description?: string;
   arguments?: { name: string; description?: string; required?: boolean }[];
+  _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -148,6 +151,7 @@ export interface Resource {
   name: string;
   title?: string;
   mimeType?: string;
+  _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }
 

@@ -22,7 +22,7 @@ function server(pageSize?: number) {
     prompts: three.map((n) => prompt({ name: `prompt-${n}`, get: () => n })),
     resources: three.map((n) => resource({ uri: `demo://r/${n}`, name: n, read: () => n })),
     resourceTemplates: three.map((n) =>
-      resourceTemplate({ uriTemplate: `demo://t/${n}/{id}`, name: n, read: ({ id }) => id }),
+      resourceTemplate({ uriTemplate: `demo://t/${n}/{id}`, name: n, read: ({ id }) => id ?? '' }),
     ),
   });
 }
