@@ -27,27 +27,36 @@ export interface StatePayload {
 
 const encoder = new TextEncoder();
 
-export function randomKey(): Promise<CryptoKey> {
+/**
+ * A WebCrypto HMAC key, named by its shape: published declarations must not need the DOM lib
+ * (`CryptoKey` is not a global in Node's types).
+ */
+export interface StateKey {
+  readonly type: string;
+  readonly algorithm: { readonly name: string };
+}
+
+export function randomKey(): Promise<StateKey> {
   const secret = crypto.getRandomValues(new Uint8Array(32));
   return importKey(secret);
 }
 
-export function importKey(secret: Uint8Array): Promise<CryptoKey> {
+export function importKey(secret: Uint8Array): Promise<StateKey> {
   return crypto.subtle.importKey('raw', secret as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, [
     'sign',
     'verify',
   ]);
 }
 
-export async function signState(key: CryptoKey, payload: StatePayload): Promise<string> {
+export async function signState(key: StateKey, payload: StatePayload): Promise<string> {
   const body = base64url(encoder.encode(canonicalJson(payload)));
-  const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(body) as BufferSource);
+  const mac = await crypto.subtle.sign('HMAC', key as CryptoKey, encoder.encode(body) as BufferSource);
   return `${body}.${base64url(new Uint8Array(mac))}`;
 }
 
 /** Returns the payload, or the reason the state is refused. */
 export async function verifyState(
-  key: CryptoKey,
+  key: StateKey,
   state: unknown,
   expected: { method: string; digest: string; principal: string; now: number },
 ): Promise<StatePayload | string> {
@@ -59,7 +68,12 @@ export async function verifyState(
   const mac = fromBase64url(state.slice(dot + 1));
   if (
     !mac ||
-    !(await crypto.subtle.verify('HMAC', key, mac as BufferSource, encoder.encode(body) as BufferSource))
+    !(await crypto.subtle.verify(
+      'HMAC',
+      key as CryptoKey,
+      mac as BufferSource,
+      encoder.encode(body) as BufferSource,
+    ))
   ) {
     return 'requestState failed its integrity check';
   }

@@ -1,7 +1,7 @@
 import { optionError } from '../errors/snodo-error.js';
 import { Executor } from '../executor/executor.js';
 import type { DecodeLimits } from '../jsonrpc/decode.js';
-import { positiveInteger } from '../limits/validate.js';
+import { knownOptions, positiveInteger } from '../limits/validate.js';
 import type { Runtime } from '../router/runtime.js';
 import {
   DEFAULT_ALLOWED_ORIGIN_HOSTS,
@@ -81,10 +81,7 @@ const BY_RUNTIME = new WeakMap<Runtime, HttpConfig>();
 export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
   if (isConfig(options)) return options;
   if (typeof options !== 'object' || options === null) throw optionError('HTTP options must be an object');
-  const known = new Set<string>(OPTION_NAMES);
-  for (const key of Object.keys(options)) {
-    if (!known.has(key)) throw optionError(`unknown HTTP option "${key}"; known: ${OPTION_NAMES.join(', ')}`);
-  }
+  knownOptions('HTTP', options, HTTP_OPTION_NAMES);
   if (options.path !== undefined && (typeof options.path !== 'string' || !options.path.startsWith('/'))) {
     throw optionError(`path must be a string starting with "/", got ${JSON.stringify(options.path)}`);
   }
@@ -167,7 +164,8 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
   return Object.freeze(config);
 }
 
-const OPTION_NAMES: readonly (keyof HttpOptions)[] = [
+/** Every option `resolveHttpOptions` takes; hosts add their own to it when they check theirs. */
+export const HTTP_OPTION_NAMES: readonly (keyof HttpOptions)[] = [
   'path',
   'allowedOriginHosts',
   'allowedHosts',

@@ -23,3 +23,11 @@ export function oneOf<T extends string>(name: string, value: unknown, allowed: r
   }
   return value as T;
 }
+
+/** Refuses a key that is not an option; the message lists every option `what` knows. */
+export function knownOptions(what: string, options: object, known: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key))
+      throw optionError(`unknown ${what} option "${key}"; known: ${known.join(', ')}`);
+  }
+}

@@ -7,7 +7,9 @@ export interface StandardSchemaLike {
     readonly version: 1;
     readonly vendor: string;
     readonly validate: (value: unknown) => StandardResult | Promise<StandardResult>;
-    readonly jsonSchema?: { readonly input: (options: { target: string }) => Record<string, unknown> };
+    readonly jsonSchema?:
+      | { readonly input: (options: { target: string }) => Record<string, unknown> }
+      | undefined;
   };
 }
 
@@ -15,8 +17,9 @@ type StandardResult =
   | { readonly value: unknown; readonly issues?: undefined }
   | {
       readonly issues: ReadonlyArray<{
-        message: string;
-        path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
+        readonly message: string;
+        // `| undefined` keeps zod and other Standard Schemas assignable under exactOptionalPropertyTypes.
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
       }>;
     };
 

@@ -1,5 +1,5 @@
 import { DIALECTS, dialectFor } from '../dialects/registry.js';
-import { importKey, randomKey } from '../dispatch/request-state.js';
+import { importKey, randomKey, type StateKey } from '../dispatch/request-state.js';
 import { definitionError } from '../errors/snodo-error.js';
 import {
   DEFAULT_CACHE_SCOPE,
@@ -253,7 +253,7 @@ function compileExtensions(definitions: Record<string, ExtensionDefinition> | un
 
 function mrtrConfig(options: ServerDefinition['mrtr']): MrtrConfig {
   const secret = options?.secret;
-  let key: Promise<CryptoKey>;
+  let key: Promise<StateKey>;
   if (secret === undefined) key = randomKey();
   else {
     const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret;

@@ -57,8 +57,9 @@ export function tool<S extends SchemaInput>(
   return definition as ToolDefinition<InferInput<S>>;
 }
 
+// NonNullable: under exactOptionalPropertyTypes, `types?: X | undefined` infers X | undefined.
 type InferInput<S> = S extends { readonly '~standard': { readonly types?: infer T } }
-  ? T extends { readonly output: infer O }
+  ? NonNullable<T> extends { readonly output: infer O }
     ? O
     : Record<string, unknown>
   : Record<string, any>;
