@@ -1,4 +1,5 @@
 import { type HttpConfig, type HttpOptions, type Runtime, resolveHttpOptions, SnodoError } from '@snodo/core';
+import { HTTP_OPTION_NAMES, knownOptions } from '@snodo/core/internal';
 import type { BodyLimits } from './body.js';
 import { DEFAULT_BODY_TIMEOUT, DEFAULT_PATH } from './defaults.js';
 
@@ -40,6 +41,16 @@ export interface PluginConfig {
 /** Options Fastify's `register` takes for itself; they reach the plugin function too. */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
 
+/** What the plugin takes: its own options, Fastify's register options and core's HTTP options. */
+const PLUGIN_OPTION_NAMES = [
+  'runtime',
+  'path',
+  'bodyTimeout',
+  'publicUrl',
+  ...REGISTER_OPTIONS,
+  ...HTTP_OPTION_NAMES.filter((name) => name !== 'path'),
+];
+
 function optionError(message: string): SnodoError {
   return new SnodoError('SNODO_ERR_INVALID_OPTION', message);
 }
@@ -50,6 +61,7 @@ function optionError(message: string): SnodoError {
  */
 export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: AbortSignal): PluginConfig {
   if (typeof options !== 'object' || options === null) throw optionError('options must be an object');
+  knownOptions('@snodo/fastify', options, PLUGIN_OPTION_NAMES);
   const { runtime, path = DEFAULT_PATH, bodyTimeout = DEFAULT_BODY_TIMEOUT, publicUrl, ...rest } = options;
   if (publicUrl !== undefined && !/^https?:\/\/[^/?#]+/.test(String(publicUrl))) {
     throw optionError(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type AuthInfo, type HttpOptions, type Runtime, SnodoError } from '@snodo/core';
-import { isHttpUrl } from '@snodo/core/internal';
+import { HTTP_OPTION_NAMES, isHttpUrl, knownOptions } from '@snodo/core/internal';
 import {
   DEFAULT_BODY_TIMEOUT,
   DEFAULT_CLOSE_GRACE_PERIOD,
@@ -86,9 +86,16 @@ const LISTENER_KEYS = new Set([
   'publicUrl',
 ]);
 
+/** What listen() takes: its own options and core's HTTP options (`shutdownSignal` is the listener's own). */
+const LISTEN_OPTION_NAMES = [
+  ...LISTENER_KEYS,
+  ...HTTP_OPTION_NAMES.filter((name) => name !== 'shutdownSignal' && !LISTENER_KEYS.has(name)),
+];
+
 /** Validates the listener's own options once; the rest go to core's `resolveHttpOptions`. */
 export function splitOptions(options: ListenOptions): { listener: ResolvedListenOptions; http: HttpOptions } {
   if (typeof options !== 'object' || options === null) throw invalid('listen() needs an options object');
+  knownOptions('listen()', options, LISTEN_OPTION_NAMES);
   const { runtime, port } = options;
   if (typeof runtime !== 'object' || runtime === null || !('tools' in runtime)) {
     throw invalid('runtime must be a server runtime from createServer()');
