@@ -561,7 +561,7 @@ describe('registration', () => {
       [{ runtime: testServer(), path: 'mcp' }, /path must be a string starting with "\/"/],
       [{ runtime: testServer(), bodyTimeout: -1 }, /bodyTimeout must be a non-negative integer/],
       [{ runtime: testServer(), maxBodyBytes: 0 }, /maxBodyBytes must be a positive integer/],
-      [{ runtime: testServer(), maxBodyByte: 10 }, /unknown HTTP option "maxBodyByte"/],
+      [{ runtime: testServer(), maxBodyByte: 10 }, /unknown @snodo\/fastify option "maxBodyByte"/],
       [{ runtime: testServer(), executor: new Executor(), maxSubscriptions: 3 }, /set it on the executor/],
     ];
     for (const [options, message] of cases) {
