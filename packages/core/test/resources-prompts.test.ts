@@ -4,6 +4,7 @@ import {
   DEFAULT_MAX_URI_LENGTH,
   ErrorCode,
   LEGACY_VERSIONS,
+  ProtocolError,
   resourceTemplate,
 } from '../src/index.js';
 import { initialize, legacy, MODERN, modern } from './helpers/demo.js';
@@ -190,9 +191,58 @@ describe('resource templates', () => {
     expect(over.error).toMatchObject({ code: -32602, data: { maxLength: DEFAULT_MAX_URI_LENGTH } });
   });
 
-  it('percent-decodes variables', async () => {
+  it('percent-decodes variables, %2F and %2E included: the handler receives "../../etc/passwd"', async () => {
     const { response } = await run(runtime, modern('resources/read', { uri: 'demo://items/a%20b' }));
     expect(response.result.contents[0].text).toBe('{"id":"a b"}');
+    const uri = 'demo://items/%2e%2e%2f%2e%2e%2fetc%2fpasswd';
+    const traversal = (await run(runtime, modern('resources/read', { uri }))).response;
+    expect(traversal.result.contents[0]).toEqual({
+      uri,
+      mimeType: 'application/json',
+      text: '{"id":"../../etc/passwd"}',
+    });
+  });
+
+  it("the README's safe handler refuses a decoded traversal as resource-not-found", async () => {
+    const notes = createServer({
+      name: 's',
+      version: '1',
+      resourceTemplates: [
+        resourceTemplate({
+          uriTemplate: 'notes://items/{id}',
+          name: 'note',
+          read: ({ id }, { uri }) => {
+            if (!id || !/^[\w-]+$/.test(id)) throw ProtocolError.resourceNotFound(uri);
+            return `note ${id}`;
+          },
+        }),
+      ],
+    });
+    const uri = 'notes://items/%2e%2e%2f%2e%2e%2fetc%2fpasswd';
+    const refused = (await run(notes, modern('resources/read', { uri }))).response;
+    expect(refused.error).toMatchObject({ code: ErrorCode.InvalidParams, data: { uri } });
+    const note = (await run(notes, modern('resources/read', { uri: 'notes://items/a-1' }))).response;
+    expect(note.result.contents[0].text).toBe('note a-1');
+  });
+
+  it('a hostile URI against {year}-{month}-{day} is resource-not-found, and the template still serves', async () => {
+    // Before matching was linear this one read blocked the event loop for ~31 s (uri-template.test.ts counts the steps).
+    const calendar = createServer({
+      name: 's',
+      version: '1',
+      resourceTemplates: [
+        resourceTemplate({
+          uriTemplate: 'calendar://{year}-{month}-{day}',
+          name: 'day',
+          read: ({ year, month, day }) => `${year}/${month}/${day}`,
+        }),
+      ],
+    });
+    const hostile = `calendar://${'-'.repeat(4000)}!`;
+    const refused = (await run(calendar, modern('resources/read', { uri: hostile }))).response;
+    expect(refused.error).toMatchObject({ code: ErrorCode.InvalidParams, data: { uri: hostile } });
+    const day = (await run(calendar, modern('resources/read', { uri: 'calendar://2026-07-28' }))).response;
+    expect(day.result.contents[0].text).toBe('2026/07/28');
   });
 });
 

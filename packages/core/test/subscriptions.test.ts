@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { dispatch, type OpenedSubscription, openSessionNotifications } from '../src/index.js';
+import {
+  createChangeHub,
+  createServer,
+  dispatch,
+  type OpenedSubscription,
+  openSessionNotifications,
+  resourceTemplate,
+} from '../src/index.js';
 import { initialize, legacy, MODERN, modern } from './helpers/demo.js';
 import { featureServer } from './helpers/features.js';
 import { run } from './helpers/run.js';
@@ -116,6 +123,23 @@ describe('subscriptions/listen (2026-07-28)', () => {
     const messages: any[] = [];
     for await (const message of subscription) messages.push(message);
     expect((subscription as any).overflowed).toBe(false);
+  });
+
+  it('a filter naming a hostile URI for a {a}-{b}-{c} template acknowledges only the URIs it can serve', async () => {
+    // Before matching was linear this filter blocked the event loop for ~31 s (uri-template.test.ts counts the steps).
+    const runtime = createServer({
+      name: 's',
+      version: '1',
+      hub: createChangeHub(),
+      resourceTemplates: [
+        resourceTemplate({ uriTemplate: 'calendar://{year}-{month}-{day}', name: 'day', read: () => '' }),
+      ],
+    });
+    const hostile = `calendar://${'-'.repeat(4000)}!`;
+    const subscription = await listen(runtime, { resourceSubscriptions: [hostile, 'calendar://2026-07-28'] });
+    const [ack] = await take(subscription, 1);
+    expect(ack.params.notifications).toEqual({ resourceSubscriptions: ['calendar://2026-07-28'] });
+    subscription.close();
   });
 
   it('a listen without notifications is -32602', async () => {

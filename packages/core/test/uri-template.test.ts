@@ -1,6 +1,11 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { compareTemplatePrecedence, parseUriTemplate, UriTemplateError } from '../src/router/uri-template.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  compareTemplatePrecedence,
+  countMatchSteps,
+  parseUriTemplate,
+  UriTemplateError,
+} from '../src/router/uri-template.js';
 
 function refusal(template: string): UriTemplateError {
   try {
@@ -111,6 +116,17 @@ describe('match', () => {
     expect(t.match('abb(c)*[d]$^|?1')).toBeNull();
   });
 
+  it('decodes every %XX of a {var}, reserved characters included (RFC 6570): the handler must check the value', () => {
+    const t = parseUriTemplate('demo://items/{id}');
+    expect(t.match('demo://items/%2e%2e%2f%2e%2e%2fetc%2fpasswd')).toEqual({ id: '../../etc/passwd' });
+    expect(t.match('demo://items/%3F%23%00')).toEqual({ id: '?#\u0000' });
+    // A literal '/' still never matches inside {var}: only its encoded form reaches the handler.
+    expect(t.match('demo://items/../../etc/passwd')).toBeNull();
+    expect(parseUriTemplate('file:///{+path}').match('file:///a/%2e%2e/%2e%2e/etc')).toEqual({
+      path: 'a/../../etc',
+    });
+  });
+
   it('refuses invalid percent sequences without throwing', () => {
     const simple = parseUriTemplate('demo://items/{name}');
     const reserved = parseUriTemplate('file:///{+path}');
@@ -160,6 +176,138 @@ describe('match', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+/**
+ * The backtracking RegExp this module matched with before it was made linear: the oracle for what a
+ * match returns, run on short URIs only (its failing matches take time polynomial in the URI length,
+ * degree the number of variables).
+ */
+function referenceMatch(template: string, uri: string): Record<string, string> | null {
+  const pct = '%[0-9A-Fa-f]{2}';
+  const simple = `((?:[A-Za-z0-9\\-._~]|${pct})+)`;
+  const reserved = `((?:[A-Za-z0-9\\-._~:/?#\\[\\]@!$&'()*+,;=]|${pct})+)`;
+  const names: string[] = [];
+  let source = '^';
+  for (const piece of template.split(/(\{[^}]*\})/)) {
+    if (piece.startsWith('{')) {
+      names.push(piece.replace(/^\{\+?|\}$/g, ''));
+      source += piece.startsWith('{+') ? reserved : simple;
+    } else {
+      source += piece.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+    }
+  }
+  const found = new RegExp(`${source}$`).exec(uri);
+  if (found === null) return null;
+  try {
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1] as string)]));
+  } catch {
+    return null;
+  }
+}
+
+/** The bound `match` documents: linear in the URI's length for a given template. */
+function stepBound(template: string, uri: string): number {
+  const expressions = parseUriTemplate(template).variables.length;
+  return 3 * (expressions + 1) * (uri.length + 1) + template.length;
+}
+
+/** Templates of 0 to 4 expressions, {var} or {+var}, over literals that values can also contain. */
+const templates = fc
+  .record({
+    head: fc.string({ unit: fc.constantFrom('a', 'x:', '/', '-', '%', '4'), maxLength: 3 }),
+    expressions: fc.array(
+      fc.record({
+        reserved: fc.boolean(),
+        after: fc.string({
+          unit: fc.constantFrom('a', '-', '/', '.', '%', '4', '1', '%41', '?', ' ', 'é'),
+          minLength: 1,
+          maxLength: 3,
+        }),
+      }),
+      { maxLength: 4 },
+    ),
+    open: fc.boolean(),
+  })
+  .map(({ head, expressions, open }) => {
+    let template = head;
+    expressions.forEach(({ reserved, after }, i) => {
+      const last = i === expressions.length - 1;
+      template += `{${reserved ? '+' : ''}v${i}}${last && open ? '' : after}`;
+    });
+    return template;
+  });
+
+/**
+ * URIs built from the template's own literal text and characters values may or may not hold: at
+ * random, or shaped like the template (each expression replaced by a few of those units, so the
+ * literals also occur inside values and most URIs match, often in more than one way).
+ */
+function uriFor(template: string, maxUnits: number) {
+  const literals = template.split(/\{[^}]*\}/);
+  const unit = fc.constantFrom(
+    ...literals.filter((piece) => piece !== ''),
+    ...['a', '-', '/', '.', '%', '4', '1', '%41', '%2F', '%C3%A9', '%E9', '!', ' ', 'é'],
+  );
+  const random = fc.array(unit, { maxLength: maxUnits }).map((units) => units.join(''));
+  const shaped = fc
+    .array(fc.array(unit, { minLength: 1, maxLength: Math.max(1, maxUnits >> 2) }), {
+      minLength: literals.length - 1,
+      maxLength: literals.length - 1,
+    })
+    .map((values) => literals.map((literal, i) => literal + (values[i]?.join('') ?? '')).join(''));
+  return fc.oneof(random, shaped);
+}
+
+describe('match cost', () => {
+  it.each([
+    ['three {var} split by "-"', 'calendar://{year}-{month}-{day}', `calendar://${'-'.repeat(4000)}!`],
+    ['four {var} split by "-"', 'calendar://{a}-{b}-{c}-{d}', `calendar://${'-'.repeat(497)}!`],
+    ['five {var} split by ".", "_", "~"', 'x://{a}.{b}_{c}~{d}.{e}', `x://${'._~'.repeat(1330)}!`],
+    ['three {+var} split by "/"', 'x://{+a}/{+b}/{+c}', `x://${'/'.repeat(4000)} `],
+    ['{+var} then {var} split by "-"', 'x://{+a}-{b}-{c}', `x://${'-/'.repeat(2000)}!`],
+    ['a literal that repeats inside itself', 'x://{a}aab{b}aab{c}', `x://${'a'.repeat(4000)}!`],
+    ['a literal of %XX', 'x://{a}%41{b}%41{c}', `x://${'%41'.repeat(1330)}!`],
+    ['delimited {var}/{var}/{+var}', 'x://{a}/{b}/{+c}', `x://${'a/'.repeat(2000)} `],
+  ])('%s: a hostile URI is refused in steps linear in its length', (_what, template, uri) => {
+    const { variables, steps } = countMatchSteps(template, uri);
+    expect(variables).toBeNull();
+    expect(steps).toBeLessThanOrEqual(stepBound(template, uri));
+  });
+
+  it('does work within the bound for any template and URI', () => {
+    fc.assert(
+      fc.property(
+        templates.chain((template) => fc.tuple(fc.constant(template), uriFor(template, 1500))),
+        ([template, uri]) => {
+          expect(countMatchSteps(template, uri).steps).toBeLessThanOrEqual(stepBound(template, uri));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('returns what the backtracking RegExp returned: each variable takes the longest value that lets the rest match', () => {
+    fc.assert(
+      fc.property(
+        templates.chain((template) => fc.tuple(fc.constant(template), uriFor(template, 10))),
+        ([template, uri]) => {
+          expect(parseUriTemplate(template).match(uri)).toEqual(referenceMatch(template, uri));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('runs no regular expression', () => {
+    const t = parseUriTemplate('calendar://{year}-{month}-{day}');
+    const exec = vi.spyOn(RegExp.prototype, 'exec');
+    const results = [t.match('calendar://2026-07-28'), t.match('calendar://----!')];
+    const calls = exec.mock.calls.map(([input]) => input);
+    vi.restoreAllMocks();
+    expect(calls).toEqual([]);
+    expect(results).toEqual([{ year: '2026', month: '07', day: '28' }, null]);
   });
 });
 

@@ -14,11 +14,15 @@ export const DEFAULT_SUBSCRIPTION_QUEUE = 64;
 export const DEFAULT_REQUEST_STATE_TTL_MS = 600_000;
 /** Input rounds (MRTR or server-initiated requests) one request may take. */
 export const DEFAULT_MAX_INPUT_ROUNDS = 8;
-/** Longest URI `resources/read`, completions and subscriptions accept (bounds template matching cost). */
+/**
+ * Longest URI `resources/read`, completions and subscriptions accept. Matching is linear in the
+ * URI's length (uri-template-match.ts), so this bounds the work per template tried: at most
+ * 3 × (variables + 1) × (4,096 + 1) steps plus the template's length.
+ */
 export const DEFAULT_MAX_URI_LENGTH = 4096;
 /**
- * Most `{+var}` expressions one resource template may have. Matching is backtracking RegExp; with
- * two reserved expressions its worst case on a MAX_URI_LENGTH URI stays in the tens of milliseconds,
- * with three it grows cubically (seconds), so three or more are refused at definition.
+ * Most `{+var}` expressions one resource template may have. Not a bound on matching work (that is
+ * linear in the URI's length for any template); a definition-time rule, because each `{+var}` spans
+ * '/' and several in one template make which part of a URI each one gets hard to predict.
  */
 export const DEFAULT_MAX_RESERVED_EXPRESSIONS = 2;

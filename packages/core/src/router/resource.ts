@@ -98,7 +98,7 @@ export function compileTemplate(
   const reserved = text.match(/\{\+/g)?.length ?? 0;
   if (reserved > maxReservedExpressions) {
     throw definitionError(
-      `Unsupported URI template "${text}": at most ${maxReservedExpressions} {+var} expressions are allowed (matching cost grows with each), got ${reserved}`,
+      `Unsupported URI template "${text}": at most ${maxReservedExpressions} {+var} expressions are allowed (each spans '/', so more make a match hard to predict), got ${reserved}`,
     );
   }
   if (typeof definition.read !== 'function')

@@ -4,19 +4,29 @@
  * `parseUriTemplate`, so an unsupported template fails when it is registered rather than by
  * silently never matching.
  *
- * Matching rules (anchored to the whole URI, one RegExp built per template at parse time):
+ * Matching rules (anchored to the whole URI):
  * - `{var}` matches one or more unreserved characters or `%XX` triplets, i.e. only what its
  *   expansion can produce; it never spans `/`, `?` or `#`.
  * - `{+var}` also matches reserved characters, so it may span `/`. It is GREEDY: it takes the
  *   longest value that still lets the rest match, so `file:///{+path}` on `file:///a/b/c` gives
- *   `a/b/c`, and `demo://{+a}/x/{+b}` on `demo://p/x/q/x/r` gives `a` = `p/x/q`, `b` = `r`.
- * - Matched values are percent-decoded; a value that is not valid UTF-8 once decoded means no match.
+ *   `a/b/c`, and `demo://{+a}/x/{+b}` on `demo://p/x/q/x/r` gives `a` = `p/x/q`, `b` = `r`. The same
+ *   holds for `{var}` where the literal after it can occur in its value (`{a}-{b}` on `p-q-r`).
+ * - Matched values are percent-decoded, every triplet included: `%2F` gives '/', so a `{var}` value
+ *   may hold '/', '?' or '..' once decoded. A value that is not valid UTF-8 once decoded means no match.
  *
- * Cost: the RegExp backtracks. A failing match is linear when each variable's value class
- * excludes the literal that follows it (`demo://{owner}/{+path}`), but polynomial in the URI
- * length, degree the number of variables, when it does not (`{+a}/{+b}/{+c}`, `{a}-{b}`).
- * Bound the URI length before calling `match` on untrusted input.
+ * Cost: no RegExp and no backtracking (uri-template-match.ts); the work is linear in the URI's
+ * length, at most 3 × (variables + 1) × (URI length + 1) + template length steps.
  */
+
+import {
+  isHexDigit,
+  type MatchMeter,
+  type MatchPlan,
+  matchPlan,
+  planMatch,
+  RESERVED_CHARACTERS,
+  UNRESERVED,
+} from './uri-template-match.js';
 
 // Symbol.for, not Symbol(): two loaded copies of core share the brand, so `is` and `instanceof` agree.
 const kUriTemplateError = Symbol.for('snodo.UriTemplateError');
@@ -57,17 +67,15 @@ export interface UriTemplate {
   readonly variables: readonly string[];
   /** Number of literal characters (code points) outside expressions; used for precedence. */
   readonly literalLength: number;
-  /** Anchored match; values are percent-decoded. `null` when the URI does not match. */
+  /**
+   * Anchored match, in time linear in the URI's length; values are percent-decoded, every triplet
+   * included (`%2F` gives '/'). `null` when the URI does not match.
+   */
   match(uri: string): Record<string, string> | null;
   /** Missing variables expand to '' (RFC 6570 §3.2.1). */
   expand(values: Record<string, string>): string;
 }
 
-const UNRESERVED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
-const RESERVED = ":/?#[]@!$&'()*+,;=";
-const PCT_TRIPLET = '%[0-9A-Fa-f]{2}';
-const SIMPLE_VALUE = `((?:[A-Za-z0-9\\-._~]|${PCT_TRIPLET})+)`;
-const RESERVED_VALUE = `((?:[A-Za-z0-9\\-._~:/?#\\[\\]@!$&'()*+,;=]|${PCT_TRIPLET})+)`;
 /** RFC 6570 §2.3 varname: varchar *( ["."] varchar ), varchar = ALPHA / DIGIT / "_" / pct-encoded. */
 const VARNAME = /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})+(?:\.(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})+)*$/;
 
@@ -87,8 +95,6 @@ interface Expression {
 }
 
 type Part = string | Expression;
-
-const isHexDigit = (c: string | undefined): boolean => c !== undefined && /^[0-9A-Fa-f]$/.test(c);
 
 function pct(byte: number): string {
   return `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
@@ -115,12 +121,17 @@ function encodeValue(value: string, reserved: boolean): string {
   let i = 0;
   while (i < value.length) {
     const ch = value[i] as string;
-    if (reserved && ch === '%' && isHexDigit(value[i + 1]) && isHexDigit(value[i + 2])) {
+    if (
+      reserved &&
+      ch === '%' &&
+      isHexDigit(value.charCodeAt(i + 1)) &&
+      isHexDigit(value.charCodeAt(i + 2))
+    ) {
       out += value.slice(i, i + 3);
       i += 3;
       continue;
     }
-    if (UNRESERVED.includes(ch) || (reserved && RESERVED.includes(ch))) {
+    if (UNRESERVED.includes(ch) || (reserved && RESERVED_CHARACTERS.includes(ch))) {
       out += ch;
       i += 1;
       continue;
@@ -130,10 +141,6 @@ function encodeValue(value: string, reserved: boolean): string {
     i += cp > 0xffff ? 2 : 1;
   }
   return out;
-}
-
-function escapeRegExp(literal: string): string {
-  return literal.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
 
 /** Validates one expression body (text between the braces); returns the reason it is refused, if any. */
@@ -220,35 +227,38 @@ class ParsedUriTemplate implements UriTemplate {
   readonly variables: readonly string[];
   readonly literalLength: number;
   readonly #parts: readonly Part[];
-  readonly #regex: RegExp;
+  readonly #plan: MatchPlan;
 
   constructor(template: string, parts: readonly Part[]) {
     this.template = template;
     this.#parts = parts;
     const variables: string[] = [];
+    const expressions: { reserved: boolean; after: string }[] = [];
+    let head = '';
     let literalLength = 0;
-    let source = '^';
     for (const part of parts) {
       if (typeof part === 'string') {
         literalLength += [...part].length;
-        source += escapeRegExp(part);
+        const previous = expressions[expressions.length - 1];
+        if (previous) previous.after = part;
+        else head = part;
       } else {
         variables.push(part.name);
-        source += part.reserved ? RESERVED_VALUE : SIMPLE_VALUE;
+        expressions.push({ reserved: part.reserved, after: '' });
       }
     }
     this.variables = Object.freeze(variables);
     this.literalLength = literalLength;
-    this.#regex = new RegExp(`${source}$`);
+    this.#plan = planMatch(head, expressions);
   }
 
-  match(uri: string): Record<string, string> | null {
-    const found = this.#regex.exec(uri);
-    if (found === null) return null;
+  match(uri: string, meter: MatchMeter = { steps: 0 }): Record<string, string> | null {
+    const values = matchPlan(this.#plan, uri, meter);
+    if (values === null) return null;
     const entries: [string, string][] = [];
     for (const [index, name] of this.variables.entries()) {
       try {
-        entries.push([name, decodeURIComponent(found[index + 1] as string)]);
+        entries.push([name, decodeURIComponent(values[index] as string)]);
       } catch {
         return null; // not valid UTF-8 once decoded, e.g. a lone '%E9'
       }
@@ -270,6 +280,16 @@ class ParsedUriTemplate implements UriTemplate {
 /** Parses a template of the supported subset; throws `UriTemplateError` naming the refused expression. */
 export function parseUriTemplate(template: string): UriTemplate {
   return new ParsedUriTemplate(template, parseParts(template));
+}
+
+/** The result of matching `uri` against `template`, and the steps the match took (for tests and benchmarks). */
+export function countMatchSteps(
+  template: string,
+  uri: string,
+): { variables: Record<string, string> | null; steps: number } {
+  const meter: MatchMeter = { steps: 0 };
+  const variables = new ParsedUriTemplate(template, parseParts(template)).match(uri, meter);
+  return { variables, steps: meter.steps };
 }
 
 // A valid template has no literal braces, so each '{+' opens a reserved expression.
