@@ -423,6 +423,37 @@ describe('catalogs the proxy refuses at add time, and what it accepts', () => {
     }
   });
 
+  it('a hostile URI for a {year}-{month}-{day} template: a frontend read is not found, a backend link stays as written', async () => {
+    // Before matching was linear each of these blocked the proxy's event loop for ~31 s
+    // (core's uri-template.test.ts counts the steps); a hostile backend's link froze it for everyone.
+    const hostile = `calendar://${'-'.repeat(4000)}!`;
+    await proxy.addBackend({
+      id: 'cal',
+      target: catalogServer({
+        tools: [tool('links')],
+        templates: [{ uriTemplate: 'calendar://{year}-{month}-{day}', name: 'day' }],
+        links: [hostile, 'calendar://2026-07-28'],
+      }),
+    });
+    const client = await frontend(proxy.runtime());
+    try {
+      const read = await rpcError(client.readResource(`mcp-proxy://cal/${hostile}`));
+      expect([read.code, read.data]).toEqual([-32602, { uri: `mcp-proxy://cal/${hostile}` }]);
+      const result = await client.callTool('cal.links', {});
+      expect(result.content.map((block) => (block as { uri?: string }).uri)).toEqual([
+        undefined,
+        hostile,
+        'mcp-proxy://cal/calendar://2026-07-28',
+      ]);
+      expect((await client.readResource('mcp-proxy://cal/calendar://2026-07-28')).contents[0]).toMatchObject({
+        text: 'read calendar://2026-07-28',
+      });
+    } finally {
+      await client.close();
+      await proxy.removeBackend('cal');
+    }
+  });
+
   it('cache hints: the smallest ttlMs, public only when every contributing backend is', async () => {
     await proxy.addBackend({
       id: 'pub',
