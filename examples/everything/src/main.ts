@@ -1,18 +1,19 @@
 #!/usr/bin/env node
 // The demo server's command line:
 //   node dist/main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS]
-//                             [--write-timeout MS] [--max-line-bytes N] [--stats]
+//                             [--write-timeout MS] [--max-line-bytes N] [--console stderr|keep] [--stats]
 //   node dist/main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS]
 // With --port it serves Streamable HTTP on http://127.0.0.1:N/mcp and prints that URL on stdout.
-// --stats prints the executor's counters as one JSON line on stderr when serving ends.
+// --stats prints the executor's counters as one JSON line on stderr when serving ends. --console is
+// serve's `console` option: while serving, console output goes to stderr (default) or stays put.
 import { parseArgs } from 'node:util';
 import { Executor } from '@snodo/core';
 import { listen } from '@snodo/transport-http';
-import { serve } from '@snodo/transport-stdio';
+import { type ServeOptions, serve } from '@snodo/transport-stdio';
 import { createEverythingServer } from './server.js';
 
 const USAGE =
-  'usage: main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--write-timeout MS] [--max-line-bytes N] [--stats]\n' +
+  'usage: main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--write-timeout MS] [--max-line-bytes N] [--console stderr|keep] [--stats]\n' +
   '       main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS]';
 
 const { values } = parseArgs({
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     'request-timeout': { type: 'string' },
     'write-timeout': { type: 'string' },
     'max-line-bytes': { type: 'string' },
+    console: { type: 'string' },
     stats: { type: 'boolean', default: false },
   },
   strict: true,
@@ -44,10 +46,6 @@ function integer(name: keyof typeof values): number | undefined {
 const runtime = createEverythingServer();
 
 if (values.stdio) {
-  // stdout carries protocol messages only: anything the application logs goes to stderr.
-  console.log = console.error;
-  console.info = console.error;
-  console.debug = console.error;
   const executor = new Executor({
     maxConcurrency: integer('max-concurrency'),
     maxQueue: integer('max-queue'),
@@ -57,6 +55,8 @@ if (values.stdio) {
     executor,
     writeTimeout: integer('write-timeout'),
     maxLineBytes: integer('max-line-bytes'),
+    // serve refuses anything but 'stderr' and 'keep' (SNODO_ERR_INVALID_OPTION).
+    console: values.console as ServeOptions['console'],
   }).then(
     () => {
       if (values.stats) console.error(`executor stats ${JSON.stringify(executor.stats())}`);

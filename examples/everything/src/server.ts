@@ -24,7 +24,7 @@ export function createEverythingServer(
     title: 'Snodo everything demo',
     version: '0.0.0',
     instructions:
-      'A demo server: echo repeats text, add sums numbers, sleep waits, fail fails, unicode returns non-ASCII text, ask asks for your name, touch notifies subscribers of a resource.',
+      'A demo server: echo repeats text, add sums numbers, sleep waits, fail fails, unicode returns non-ASCII text, console logs to the console, ask asks for your name, touch notifies subscribers of a resource.',
     tools: [...TOOLS, ask, touch(hub), showGreeting],
     resources: RESOURCES,
     resourceTemplates: TEMPLATES,

@@ -63,8 +63,35 @@ export const unicode = tool({
   handler: () => UNICODE_TEXT,
 });
 
+/**
+ * Writes its text through every console method that writes to stdout. Over stdio, `serve` sends
+ * all of it to stderr (stdout carries protocol messages only); over HTTP it lands on stdout.
+ */
+export const consoleTool = tool({
+  name: 'console',
+  title: 'Console',
+  description:
+    'Logs its text with console.log, info, debug, dir, dirxml, table, count, group and timeEnd, then returns it',
+  inputSchema: z.object({ text: z.string() }),
+  handler: ({ text }) => {
+    console.log(`log: ${text}`);
+    console.info(`info: ${text}`);
+    console.debug(`debug: ${text}`);
+    console.dir({ dir: text });
+    console.dirxml(`dirxml: ${text}`);
+    console.table([{ table: text }]);
+    console.count(`count: ${text}`);
+    console.group(`group: ${text}`);
+    console.log(`grouped: ${text}`);
+    console.groupEnd();
+    console.time(`time: ${text}`);
+    console.timeEnd(`time: ${text}`);
+    return text;
+  },
+});
+
 /** Every tool of the demo server, in one list; add new ones here. */
-export const TOOLS: ToolDefinition[] = [echo, add, sleep, fail, unicode];
+export const TOOLS: ToolDefinition[] = [echo, add, sleep, fail, unicode, consoleTool];
 
 /** Resolves after `ms`, calling `tick(elapsed)` every 100 ms; rejects with the signal's reason when aborted. */
 function wait(ms: number, signal: AbortSignal, tick?: (elapsed: number) => void): Promise<void> {

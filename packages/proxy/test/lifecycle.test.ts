@@ -298,7 +298,7 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
       id: 'later',
       status: 'up',
       error: undefined,
-      items: 12,
+      items: 13,
     });
     await log.until(proxy, 'later', 'up');
     expect(await client.callTool('later.echo', { text: 'now' })).toMatchObject({

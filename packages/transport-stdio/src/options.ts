@@ -27,7 +27,16 @@ export interface ServeOptions {
   maxQueue?: number;
   /** Aborting it stops reading and ends serving as EOF does (admitted requests finish). */
   signal?: AbortSignal;
+  /**
+   * While serving on `process.stdout`: `'stderr'` sends what the global console would write to
+   * stdout (`console.log`, `info`, `debug`, `dir`, `dirxml`, `table`, `group`, `count`, `timeLog`,
+   * `timeEnd`) to stderr until serving ends; `'keep'` leaves the console alone. With another
+   * `output` the console is never touched. Default `'stderr'`.
+   */
+  console?: ConsoleMode;
 }
+
+export type ConsoleMode = 'stderr' | 'keep';
 
 export interface ServeSettings {
   /** Undefined: standard input (see input.ts for how it is read). */
@@ -38,6 +47,8 @@ export interface ServeSettings {
   readonly requestTimeout: number | undefined;
   readonly executor: Executor;
   readonly signal: AbortSignal | undefined;
+  /** True when serving on process.stdout with `console: 'stderr'`: the console goes to stderr meanwhile. */
+  readonly redirectConsole: boolean;
 }
 
 /** Validates the options once; every message names the option and its rule. */
@@ -55,6 +66,10 @@ export function resolveOptions(options: ServeOptions): ServeSettings {
   const requestTimeout = requestDeadline(options.requestTimeout);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw invalid(`signal must be an AbortSignal, got ${describe(options.signal)}`);
+  }
+  const consoleMode = options.console ?? 'stderr';
+  if (consoleMode !== 'stderr' && consoleMode !== 'keep') {
+    throw invalid(`console must be 'stderr' or 'keep', got ${describe(consoleMode)}`);
   }
   let executor = options.executor;
   if (executor === undefined) {
@@ -76,7 +91,16 @@ export function resolveOptions(options: ServeOptions): ServeSettings {
         throw invalid(`${name} cannot be combined with executor: set it on the executor`);
     }
   }
-  return { input, output, writeTimeout, maxLineBytes, requestTimeout, executor, signal: options.signal };
+  return {
+    input,
+    output,
+    writeTimeout,
+    maxLineBytes,
+    requestTimeout,
+    executor,
+    signal: options.signal,
+    redirectConsole: consoleMode === 'stderr' && output === process.stdout,
+  };
 }
 
 function positiveInteger<T extends number | undefined>(

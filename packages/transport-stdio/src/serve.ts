@@ -1,5 +1,6 @@
 import { dispatch, dispatchBatch, openSessionNotifications, type Runtime } from '@snodo/core';
 import { type Dispatcher, StdioConnection } from './connection.js';
+import { redirectConsole } from './console-redirect.js';
 import { resolveOptions, type ServeOptions } from './options.js';
 
 /**
@@ -9,6 +10,9 @@ import { resolveOptions, type ServeOptions } from './options.js';
  * at once for a bad option, `SNODO_ERR_WRITE_TIMEOUT` when the output stays blocked longer than
  * `writeTimeout`, `SNODO_ERR_WRITE_FAILED` / `SNODO_ERR_READ_FAILED` when a stream fails; each of
  * those stops reading and aborts all work first.
+ *
+ * On `process.stdout` (unless `console: 'keep'`), the global console writes to stderr from the
+ * call until serving ends, however it ends.
  */
 export async function serve(runtime: Runtime, options: ServeOptions = {}): Promise<void> {
   const settings = resolveOptions(options);
@@ -17,5 +21,10 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
     dispatchBatch: (items, context) => dispatchBatch(runtime, items, context),
     openSessionNotifications: (getSession) => openSessionNotifications(runtime, getSession),
   };
-  await new StdioConnection(dispatcher, settings).run();
+  const restoreConsole = settings.redirectConsole ? redirectConsole() : undefined;
+  try {
+    await new StdioConnection(dispatcher, settings).run();
+  } finally {
+    restoreConsole?.();
+  }
 }

@@ -422,6 +422,7 @@ describe('serve: options', () => {
     [{ input: {} }, /input must be a readable stream/],
     [{ output: {} }, /output must be a writable stream/],
     [{ signal: 'stop' }, /signal must be an AbortSignal/],
+    [{ console: 'stdout' }, /console must be 'stderr' or 'keep', got "stdout"/],
   ])('refuses %o with SNODO_ERR_INVALID_OPTION naming the option', async (options, message) => {
     await expect(serve(runtime, { ...streams(), ...(options as object) })).rejects.toMatchObject({
       name: 'SnodoError',

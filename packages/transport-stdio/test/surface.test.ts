@@ -39,6 +39,7 @@ describe('the public surface', () => {
       'maxConcurrency',
       'maxQueue',
       'signal',
+      'console',
     ];
     for (const option of options)
       expect(README).toMatch(new RegExp(`^\\|\\s*\`${option}\`\\s*\\|[^|]+\\|`, 'm'));
