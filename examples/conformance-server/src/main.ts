@@ -20,7 +20,6 @@ if (values.stdio === (values.port !== undefined)) {
 }
 
 if (values.stdio) {
-  console.log = console.error; // stdout carries protocol messages only
   serve(createConformanceServer()).catch((error: unknown) => {
     console.error(`conformance-server: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

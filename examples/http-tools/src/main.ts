@@ -75,7 +75,6 @@ async function demo(url: string): Promise<void> {
 }
 
 if (values.stdio) {
-  console.log = console.error; // stdout carries protocol messages only
   await serve(runtime);
 } else {
   const port = values.port === undefined ? 0 : Number(values.port);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +7,10 @@ import { connect } from '@snodo/client';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/cli/config.js';
 import { withPidFile } from './helpers/proxy.js';
-import { DEMO_MAIN, waitForOutput } from './helpers/servers.js';
+import { DEMO_MAIN, demoStdio, waitForOutput } from './helpers/servers.js';
 
 const BIN = join(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
+const CONSOLE_ON_SIGNAL = join(import.meta.dirname, 'fixtures', 'console-on-signal.mjs');
 const TOKEN = 'frontend-token-0123456789';
 
 function tempFile(name: string, content: string): string {
@@ -27,6 +29,11 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
     });
     child.once('exit', (code) => resolve({ code, stderr }));
   });
+}
+
+/** A config with one backend: the demo server over stdio. */
+function demoOverStdioConfig(): string {
+  return tempFile('stdio.json', JSON.stringify({ backends: [{ id: 'demo', target: demoStdio() }] }));
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -178,14 +185,7 @@ describe('snodo-proxy --config', () => {
   });
 
   it('serves stdio with --stdio, and ends when its input ends', async () => {
-    const path = tempFile(
-      'stdio.json',
-      JSON.stringify({
-        backends: [
-          { id: 'demo', target: { stdio: { command: process.execPath, args: [DEMO_MAIN, '--stdio'] } } },
-        ],
-      }),
-    );
+    const path = demoOverStdioConfig();
     const stderr: string[] = [];
     const client = await connect(
       { stdio: { command: process.execPath, args: [BIN, '--config', path, '--stdio'] } },
@@ -199,5 +199,44 @@ describe('snodo-proxy --config', () => {
     await client.close();
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
     expect(stderr.join('')).toContain('snodo-proxy: end of input: shutting down');
+  });
+
+  it('with --stdio, console output in the proxy process goes to stderr: stdout carries protocol messages only', async () => {
+    const path = demoOverStdioConfig();
+    let stderr = '';
+    const stderrChunk = new EventEmitter();
+    const warnings: string[] = [];
+    const client = await connect(
+      {
+        stdio: {
+          command: process.execPath,
+          args: ['--import', CONSOLE_ON_SIGNAL, BIN, '--config', path, '--stdio'],
+        },
+      },
+      {
+        onStderr: (text) => {
+          stderr += text;
+          stderrChunk.emit('data');
+        },
+        // A stdout line that is not JSON-RPC is skipped with a warning.
+        onWarning: (message) => warnings.push(message),
+      },
+    );
+    try {
+      expect(await client.callTool('demo.echo', { text: 'serving' })).toMatchObject({
+        content: [{ text: 'serving' }],
+      });
+      process.kill((client.transport as { pid?: number }).pid as number, 'SIGUSR2');
+      while (!stderr.includes('console-on-signal: logged')) await once(stderrChunk, 'data');
+      // Anything written to stdout by then comes before this response on the same pipe.
+      expect(await client.callTool('demo.echo', { text: 'after' })).toMatchObject({
+        content: [{ text: 'after' }],
+      });
+      expect(warnings).toEqual([]);
+      expect(stderr).toContain('stray log\nstray info\n');
+      expect(stderr).toContain('│ (index) │ stray');
+    } finally {
+      await client.close();
+    }
   });
 });

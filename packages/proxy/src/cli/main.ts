@@ -51,11 +51,6 @@ async function main(): Promise<void> {
   if ('problems' in parsed)
     fail(`invalid config ${path}:\n${parsed.problems.map((p) => `  ${p}`).join('\n')}`);
   const { config } = parsed;
-  if (values.stdio) {
-    // stdout carries protocol messages only.
-    console.log = console.info = console.debug = console.error;
-  }
-
   let proxy: McpProxy;
   try {
     proxy = await createProxy({
