@@ -1,5 +1,6 @@
 // End to end against the demo server (examples/everything) over stdio, Streamable HTTP and
 // in-process, every revision forced with protocolVersions.
+import { EventEmitter, once } from 'node:events';
 import { LEGACY_VERSIONS, SUPPORTED_VERSIONS } from '@snodo/core';
 import { createEverythingServer } from 'everything/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -282,6 +283,64 @@ describe.each(KINDS)('demo server over %s', (kind) => {
       }
       expect(concurrent).toBe(1);
     });
+  });
+});
+
+describe("the demo's console tool over stdio (serve sends the console to stderr)", () => {
+  /** Connects to the demo over stdio; `stderr` and `warnings` collect what the client saw. */
+  async function consoleClient(args: string[] = []) {
+    const seen = { stderr: '', warnings: [] as string[] };
+    const stderrChunk = new EventEmitter();
+    const client = await connect(
+      { stdio: { command: process.execPath, args: [DEMO_MAIN, '--stdio', ...args] } },
+      {
+        onStderr: (text) => {
+          seen.stderr += text;
+          stderrChunk.emit('data');
+        },
+        // A stdout line that is not JSON-RPC is skipped with a warning.
+        onWarning: (message) => seen.warnings.push(message),
+      },
+    );
+    const untilStderr = async (text: string) => {
+      while (!seen.stderr.includes(text)) await once(stderrChunk, 'data');
+    };
+    return { client, seen, untilStderr };
+  }
+
+  it('gets the result; the text is on stderr and no stray line reached stdout', async () => {
+    const { client, seen, untilStderr } = await consoleClient();
+    try {
+      expect((await client.callTool('console', { text: 'via snodo' })).content).toEqual([
+        { type: 'text', text: 'via snodo' },
+      ]);
+      // A stray line on stdout would have come before the result on the same pipe.
+      expect(seen.warnings).toEqual([]);
+      // Written before the result, but the two pipes are read independently.
+      await untilStderr('time: via snodo');
+      for (const line of ['log: via snodo', 'info: via snodo', 'debug: via snodo', '│ (index) │ table']) {
+        expect(seen.stderr).toContain(line);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("with --console keep (serve's console: 'keep') the lines reach stdout and are skipped with warnings", async () => {
+    const { client, seen } = await consoleClient(['--console', 'keep']);
+    try {
+      expect((await client.callTool('console', { text: 'kept' })).content).toEqual([
+        { type: 'text', text: 'kept' },
+      ]);
+      expect(seen.warnings).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('not a JSON-RPC message'),
+          expect.stringContaining('log: kept'),
+        ]),
+      );
+    } finally {
+      await client.close();
+    }
   });
 });
 
