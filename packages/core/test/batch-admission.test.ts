@@ -3,7 +3,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createFetchHandler,
-  createServer,
   DEFAULT_MAX_BATCH_ITEMS,
   type DecodedSingle,
   decodeMessage,
@@ -14,44 +13,13 @@ import {
   type Runtime,
   resolveHttpOptions,
   type Session,
-  tool,
 } from '../src/index.js';
-import { gate, LEGACY_HEADERS, post } from './http-helpers.js';
+import { httpServer, LEGACY_HEADERS, newProbe, post } from './http-helpers.js';
 
-/** A server whose `hold` tool waits for the test, counting the holds running at once. */
+/** The HTTP tests' server, whose `wait` tool holds until the probe opens, counting itself. */
 function holdServer() {
-  const state = { running: 0, peak: 0, started: 0, release: gate() };
-  let startedEnough = gate();
-  let wanted = Number.POSITIVE_INFINITY;
-  const runtime = createServer({
-    name: 'batch-test',
-    version: '1.0.0',
-    tools: [
-      tool({
-        name: 'hold',
-        handler: async () => {
-          state.running++;
-          state.started++;
-          state.peak = Math.max(state.peak, state.running);
-          if (state.running >= wanted) startedEnough.open();
-          try {
-            await state.release.promise;
-          } finally {
-            state.running--;
-          }
-          return 'released';
-        },
-      }),
-    ],
-  });
-  /** Resolves once `count` holds run at once. */
-  const whenRunning = (count: number) => {
-    wanted = count;
-    startedEnough = gate();
-    if (state.running >= count) startedEnough.open();
-    return startedEnough.promise;
-  };
-  return { runtime, state, whenRunning };
+  const probe = newProbe();
+  return { runtime: httpServer(probe), running: probe.waiting, release: () => probe.release.open() };
 }
 
 let nextId = 1;
@@ -59,7 +27,7 @@ const hold = () => ({
   jsonrpc: '2.0',
   id: nextId++,
   method: 'tools/call',
-  params: { name: 'hold', arguments: {} },
+  params: { name: 'wait', arguments: {} },
 });
 const ping = () => ({ jsonrpc: '2.0', id: nextId++, method: 'ping' });
 
@@ -105,7 +73,7 @@ afterEach(() => {
 
 describe('each batch item is admitted by the executor like a single request', () => {
   it('dispatchBatch with admit: at most maxConcurrency items run, the queue holds maxQueue, the rest are refused -32000 one by one', async () => {
-    const { runtime, state, whenRunning } = holdServer();
+    const { runtime, running, release } = holdServer();
     const executor = new Executor({ maxConcurrency: 2, maxQueue: 1 });
     const batch = [hold(), hold(), hold(), hold(), hold()];
     const outcome = dispatchBatch(
@@ -116,52 +84,52 @@ describe('each batch item is admitted by the executor like a single request', ()
         admit: (task) => executor.submit(task),
       },
     );
-    await whenRunning(2);
+    await running.reach(2);
     expect(executor.stats()).toMatchObject({ running: 2, queued: 1, rejected: 2 });
-    state.release.open();
+    release();
     const { responses } = await outcome;
     expect(responses.map((r) => r.id)).toEqual(batch.map((m) => m.id));
     expect(responses.slice(0, 3).map((r) => 'result' in r && r.result)).toEqual(
       Array(3).fill({ content: [{ type: 'text', text: 'released' }] }),
     );
     expect(responses.slice(3).map((r) => 'error' in r && r.error)).toEqual([overloaded, overloaded]);
-    expect(state.peak).toBe(2);
-    expect(state.started).toBe(3);
+    expect(running.peak).toBe(2);
+    expect(running.started).toBe(3);
   });
 
   it('over HTTP (handle): a 2025-03-26 batch runs no more handlers at once than maxConcurrency; items over the queue get -32000, the others their results', async () => {
-    const { runtime, state, whenRunning } = holdServer();
+    const { runtime, running, release } = holdServer();
     const options = resolveHttpOptions({ maxConcurrency: 3, maxQueue: 2 });
     const headers = await openSession(runtime, options);
     const batch = Array.from({ length: 20 }, hold);
     const answer = post(runtime, batch, headers, options);
-    await whenRunning(3);
+    await running.reach(3);
     expect(options.executor.stats()).toMatchObject({ running: 3, queued: 2, rejected: 15 });
-    state.release.open();
+    release();
     const { status, body } = await answer;
     expect(status).toBe(200);
     expect(body.map((r: { id: number }) => r.id)).toEqual(batch.map((m) => m.id));
     expect(body.filter((r: { result?: unknown }) => r.result !== undefined)).toHaveLength(5);
     expect(body.slice(5).map((r: { error?: unknown }) => r.error)).toEqual(Array(15).fill(overloaded));
-    expect(state.peak).toBe(3);
+    expect(running.peak).toBe(3);
   });
 
   it('a batch and single requests share the executor: a single request over the bound is still refused', async () => {
-    const { runtime, state, whenRunning } = holdServer();
+    const { runtime, running, release } = holdServer();
     const options = resolveHttpOptions({ maxConcurrency: 2, maxQueue: 0 });
     const headers = await openSession(runtime, options);
     const batch = post(runtime, [hold(), hold()], headers, options);
-    await whenRunning(2);
+    await running.reach(2);
     const single = await post(runtime, hold(), headers, options);
     expect(single.status).toBe(503);
     expect(single.body.error.code).toBe(-32000);
-    state.release.open();
+    release();
     expect((await batch).body.map((r: { result?: unknown }) => r.result !== undefined)).toEqual([true, true]);
-    expect(state.peak).toBe(2);
+    expect(running.peak).toBe(2);
   });
 
   it('an item past its deadline is answered -32001; the other items keep their results', async () => {
-    const { runtime, state, whenRunning } = holdServer();
+    const { runtime, running, release } = holdServer();
     const options = resolveHttpOptions({ requestTimeout: 1_000 });
     const headers = await openSession(runtime, options);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
@@ -170,7 +138,7 @@ describe('each batch item is admitted by the executor like a single request', ()
     const last = ping();
     const before = options.executor.stats().completed;
     const answer = post(runtime, [first, slow, last], headers, options);
-    await whenRunning(1);
+    await running.reach(1);
     // The pings finish within microtasks; wait (a turn of the event loop at a time) until only the hold runs.
     while (options.executor.stats().completed < before + 2) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -183,7 +151,7 @@ describe('each batch item is admitted by the executor like a single request', ()
       { jsonrpc: '2.0', id: slow.id, error: { code: -32001, message: 'Request timed out' } },
       { jsonrpc: '2.0', id: last.id, result: {} },
     ]);
-    state.release.open();
+    release();
   });
 });
 
@@ -194,7 +162,7 @@ describe('maxBatchItems', () => {
   });
 
   it('over HTTP: a batch of exactly the default limit is served; one item more is 400 -32600 with data.maxBatchItems, and nothing runs', async () => {
-    const { runtime, state } = holdServer();
+    const { runtime, running, release } = holdServer();
     const options = {};
     const headers = await openSession(runtime, options);
     const atLimit = await post(
@@ -205,7 +173,7 @@ describe('maxBatchItems', () => {
     );
     expect(atLimit.status).toBe(200);
     expect(atLimit.body).toHaveLength(DEFAULT_MAX_BATCH_ITEMS);
-    state.release.open();
+    release();
     const over = await post(
       runtime,
       [...Array.from({ length: DEFAULT_MAX_BATCH_ITEMS }, ping), hold()],
@@ -222,7 +190,7 @@ describe('maxBatchItems', () => {
         data: { maxBatchItems: 100 },
       },
     });
-    expect(state.started).toBe(0);
+    expect(running.started).toBe(0);
   });
 
   it('the option moves the limit; notifications count as items', async () => {
@@ -268,7 +236,7 @@ describe('maxBatchItems', () => {
   });
 
   it('dispatchBatch bounds a batch by itself: at the limit served, over it one -32600 and nothing runs', async () => {
-    const { runtime, state } = holdServer();
+    const { runtime, running, release } = holdServer();
     const session = await legacySession(runtime);
     const atLimit = await dispatchBatch(runtime, items([ping(), ping()]), { session }, { maxBatchItems: 2 });
     expect(atLimit.responses).toHaveLength(2);
@@ -289,7 +257,7 @@ describe('maxBatchItems', () => {
         },
       },
     ]);
-    expect(state.started).toBe(0);
+    expect(running.started).toBe(0);
   });
 
   it.each([0, -1, 1.5, '10', Number.NaN, 2 ** 53])(

@@ -1,49 +1,21 @@
 // 2025-03-26 batches through the plugin on a real socket: every item is admitted by the executor
 // like a single request, and maxBatchItems bounds a batch. The `hold` tool counts the handlers
 // running at once.
-import { createServer, DEFAULT_MAX_BATCH_ITEMS, type Runtime, SnodoError, tool } from '@snodo/core';
+import { DEFAULT_MAX_BATCH_ITEMS, type Runtime, SnodoError } from '@snodo/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SnodoFastifyOptions, snodo } from '../src/index.js';
-import { bearer, gate, listen, testApp } from './helpers.js';
+import { bearer, listen, Probe, testApp, testServer } from './helpers.js';
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
   for (const app of apps.splice(0)) await app.close();
 });
 
+/** The test server, whose `block` tool holds until the probe opens, counting itself. */
 function holdServer() {
-  const state = { running: 0, peak: 0, started: 0 };
-  const released = gate();
-  const waiters: { count: number; open: () => void }[] = [];
-  const runtime: Runtime = createServer({
-    name: 'batch-test',
-    version: '1.0.0',
-    tools: [
-      tool({
-        name: 'hold',
-        handler: async () => {
-          state.running++;
-          state.started++;
-          state.peak = Math.max(state.peak, state.running);
-          for (const waiter of waiters.filter((w) => state.running >= w.count)) waiter.open();
-          try {
-            await released.promise;
-          } finally {
-            state.running--;
-          }
-          return 'released';
-        },
-      }),
-    ],
-  });
-  const whenRunning = (count: number) =>
-    state.running >= count
-      ? Promise.resolve()
-      : new Promise<void>((open) => {
-          waiters.push({ count, open });
-        });
-  return { runtime, state, release: () => released.open(), whenRunning };
+  const probe = new Probe();
+  return { runtime: testServer(probe), running: probe.blocking, release: () => probe.release.open() };
 }
 
 let nextId = 1;
@@ -51,7 +23,7 @@ const hold = () => ({
   jsonrpc: '2.0',
   id: nextId++,
   method: 'tools/call',
-  params: { name: 'hold', arguments: {} },
+  params: { name: 'block', arguments: {} },
 });
 const ping = () => ({ jsonrpc: '2.0', id: nextId++, method: 'ping' });
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -80,11 +52,11 @@ async function session(options: Omit<SnodoFastifyOptions, 'runtime'> & { runtime
 
 describe('2025-03-26 batches through the plugin', () => {
   it('no more handlers run at once than maxConcurrency; items over the queue get -32000, the others their results', async () => {
-    const { runtime, state, release, whenRunning } = holdServer();
+    const { runtime, running, release } = holdServer();
     const send = await session({ runtime, maxConcurrency: 3, maxQueue: 2 });
     const batch = Array.from({ length: 20 }, hold);
     const response = send(batch);
-    await whenRunning(3);
+    await running.reach(3);
     release();
     const answer = await response;
     expect(answer.status).toBe(200);
@@ -94,12 +66,12 @@ describe('2025-03-26 batches through the plugin', () => {
     expect(body.slice(5).map((r: { error?: unknown }) => r.error)).toEqual(
       Array(15).fill({ code: -32000, message: 'Server overloaded' }),
     );
-    expect(state.peak).toBe(3);
-    expect(state.started).toBe(5);
+    expect(running.peak).toBe(3);
+    expect(running.started).toBe(5);
   });
 
   it(`a batch of maxBatchItems (default ${DEFAULT_MAX_BATCH_ITEMS}) items is served; one more item is 400 -32600 and nothing runs`, async () => {
-    const { runtime, state } = holdServer();
+    const { runtime, running } = holdServer();
     const send = await session({ runtime });
     const atLimit = await send(Array.from({ length: DEFAULT_MAX_BATCH_ITEMS }, ping));
     expect(atLimit.status).toBe(200);
@@ -115,7 +87,7 @@ describe('2025-03-26 batches through the plugin', () => {
         data: { maxBatchItems: DEFAULT_MAX_BATCH_ITEMS },
       },
     });
-    expect(state.started).toBe(0);
+    expect(running.started).toBe(0);
   });
 
   it('the maxBatchItems option moves the limit', async () => {

@@ -1,49 +1,16 @@
 // 2025-03-26 batches on a real socket: every item is admitted by the executor like a single
 // request, and maxBatchItems bounds a batch. The `hold` tool counts the handlers running at once.
-import { createServer, DEFAULT_MAX_BATCH_ITEMS, type Runtime, tool } from '@snodo/core';
+import { DEFAULT_MAX_BATCH_ITEMS } from '@snodo/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from '../src/index.js';
-import { closeAll, gate, post, start } from './helpers.js';
+import { closeAll, newProbe, post, start, testServer } from './helpers.js';
 
 afterEach(closeAll);
 
-function holdServer(): {
-  runtime: Runtime;
-  state: { running: number; peak: number; started: number };
-  release: () => void;
-  whenRunning: (n: number) => Promise<void>;
-} {
-  const state = { running: 0, peak: 0, started: 0 };
-  const released = gate();
-  const waiters: { count: number; open: () => void }[] = [];
-  const runtime = createServer({
-    name: 'batch-test',
-    version: '1.0.0',
-    tools: [
-      tool({
-        name: 'hold',
-        handler: async () => {
-          state.running++;
-          state.started++;
-          state.peak = Math.max(state.peak, state.running);
-          for (const waiter of waiters.filter((w) => state.running >= w.count)) waiter.open();
-          try {
-            await released.promise;
-          } finally {
-            state.running--;
-          }
-          return 'released';
-        },
-      }),
-    ],
-  });
-  const whenRunning = (count: number) =>
-    state.running >= count
-      ? Promise.resolve()
-      : new Promise<void>((open) => {
-          waiters.push({ count, open });
-        });
-  return { runtime, state, release: () => released.open(), whenRunning };
+/** The test server, whose `wait` tool holds until the probe opens, counting itself. */
+function holdServer() {
+  const probe = newProbe();
+  return { runtime: testServer(probe), running: probe.waiting, release: () => probe.release.open() };
 }
 
 let nextId = 1;
@@ -51,7 +18,7 @@ const hold = () => ({
   jsonrpc: '2.0',
   id: nextId++,
   method: 'tools/call',
-  params: { name: 'hold', arguments: {} },
+  params: { name: 'wait', arguments: {} },
 });
 const ping = () => ({ jsonrpc: '2.0', id: nextId++, method: 'ping' });
 
@@ -67,12 +34,12 @@ async function openSession(url: string): Promise<Record<string, string>> {
 
 describe('2025-03-26 batches on the listener', () => {
   it('no more handlers run at once than maxConcurrency; items over the queue get -32000, the others their results', async () => {
-    const { runtime, state, release, whenRunning } = holdServer();
+    const { runtime, running, release } = holdServer();
     const server = await start({ runtime, maxConcurrency: 3, maxQueue: 2 });
     const headers = await openSession(server.url());
     const batch = Array.from({ length: 20 }, hold);
     const response = post(server.url(), batch, headers);
-    await whenRunning(3);
+    await running.reach(3);
     release();
     const answer = await response;
     expect(answer.status).toBe(200);
@@ -82,12 +49,12 @@ describe('2025-03-26 batches on the listener', () => {
     expect(body.slice(5).map((r: { error?: unknown }) => r.error)).toEqual(
       Array(15).fill({ code: -32000, message: 'Server overloaded' }),
     );
-    expect(state.peak).toBe(3);
-    expect(state.started).toBe(5);
+    expect(running.peak).toBe(3);
+    expect(running.started).toBe(5);
   });
 
   it(`a batch of maxBatchItems (default ${DEFAULT_MAX_BATCH_ITEMS}) items is served; one more item is 400 -32600 and nothing runs`, async () => {
-    const { runtime, state } = holdServer();
+    const { runtime, running } = holdServer();
     const server = await start({ runtime });
     const headers = await openSession(server.url());
     const atLimit = await post(server.url(), Array.from({ length: DEFAULT_MAX_BATCH_ITEMS }, ping), headers);
@@ -108,7 +75,7 @@ describe('2025-03-26 batches on the listener', () => {
         data: { maxBatchItems: DEFAULT_MAX_BATCH_ITEMS },
       },
     });
-    expect(state.started).toBe(0);
+    expect(running.started).toBe(0);
   });
 
   it('the maxBatchItems option moves the limit', async () => {
