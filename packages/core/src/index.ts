@@ -2,7 +2,7 @@
 
 export type { Dialect, Era, MethodClass, MethodSpec, Shaping } from './dialects/dialect.js';
 export { DIALECTS, dialectFor, isKnownVersion } from './dialects/registry.js';
-export { type BatchOutcome, dispatchBatch } from './dispatch/batch.js';
+export { type BatchAdmit, type BatchOptions, type BatchOutcome, dispatchBatch } from './dispatch/batch.js';
 export {
   type ClientRequests,
   createClientRequests,
@@ -63,6 +63,7 @@ export type {
 } from './jsonrpc/types.js';
 export {
   DEFAULT_CACHE_SCOPE,
+  DEFAULT_MAX_BATCH_ITEMS,
   DEFAULT_MAX_INPUT_ROUNDS,
   DEFAULT_MAX_RESERVED_EXPRESSIONS,
   DEFAULT_MAX_URI_LENGTH,

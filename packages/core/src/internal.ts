@@ -1,9 +1,11 @@
 // The seam for sibling @snodo packages (transports, client, proxy). Not a public API: it may change
 // in any release. Keep it small.
+export { oversizedBatchError } from './dispatch/batch.js';
 export type { Operation, OperationCall } from './dispatch/operation.js';
 export { type Selection, selectRevision } from './dispatch/select.js';
 export { createSession, withSession } from './dispatch/session.js';
 export { MessageStream } from './dispatch/stream.js';
+export { executorWireError } from './errors/executor-errors.js';
 export { HTTP_OPTION_NAMES, isHttpUrl } from './http/config.js';
 export { classifyMessage } from './jsonrpc/decode.js';
 export { knownOptions } from './limits/validate.js';

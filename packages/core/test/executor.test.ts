@@ -341,6 +341,109 @@ describe('admission', () => {
   });
 });
 
+describe('backpressure: full and whenNotFull', () => {
+  it('full is true exactly when a submit would be refused with SNODO_ERR_OVERLOADED', async () => {
+    const executor = new Executor({ maxConcurrency: 1, maxQueue: 1 });
+    const a = gatedTask();
+    const b = gatedTask();
+    expect(executor.full).toBe(false);
+    const pa = executor.submit(a.task);
+    expect(executor.full).toBe(false); // running 1, queue empty: one more is queued
+    const pb = executor.submit(b.task);
+    expect(executor.full).toBe(true);
+    await expectCode(
+      executor.submit(() => 1),
+      'SNODO_ERR_OVERLOADED',
+    );
+    a.gate.resolve();
+    b.gate.resolve();
+    await Promise.all([pa, pb]);
+    expect(executor.full).toBe(false);
+  });
+
+  it('with maxQueue 0 it is full while every slot is busy', async () => {
+    const executor = new Executor({ maxConcurrency: 2, maxQueue: 0 });
+    const probes = [gatedTask(), gatedTask()];
+    const results = probes.map((probe) => executor.submit(probe.task));
+    expect(executor.full).toBe(true);
+    const notFull = track(executor.whenNotFull());
+    probes[0]?.gate.resolve();
+    await results[0];
+    await flushMicrotasks();
+    expect(notFull.state).toBe('fulfilled');
+    expect(executor.full).toBe(false);
+    probes[1]?.gate.resolve();
+    await results[1];
+  });
+
+  it('whenNotFull resolves at once when there is room', async () => {
+    const executor = new Executor({ maxConcurrency: 1, maxQueue: 0 });
+    const notFull = track(executor.whenNotFull());
+    await flushMicrotasks();
+    expect(notFull.state).toBe('fulfilled');
+  });
+
+  it('whenNotFull resolves when a running task finishes and frees a place, not before', async () => {
+    const executor = new Executor({ maxConcurrency: 1, maxQueue: 1 });
+    const a = gatedTask();
+    const b = gatedTask();
+    const pa = executor.submit(a.task);
+    const pb = executor.submit(b.task);
+    const notFull = track(executor.whenNotFull());
+    await flushMicrotasks();
+    expect(notFull.state).toBe('pending');
+    a.gate.resolve();
+    await pa;
+    await flushMicrotasks();
+    // b moved from the queue to the slot: the queue has room again.
+    expect(notFull.state).toBe('fulfilled');
+    expect(executor.stats()).toMatchObject({ running: 1, queued: 0 });
+    b.gate.resolve();
+    await pb;
+  });
+
+  it('whenNotFull resolves when a queued task leaves the queue (cancelled), not when a running one is aborted', async () => {
+    const executor = new Executor({ maxConcurrency: 1, maxQueue: 1 });
+    const a = gatedTask();
+    const running = new AbortController();
+    const queued = new AbortController();
+    const pa = executor.submit(a.task, { signal: running.signal });
+    const pb = executor.submit(() => 'never', { signal: queued.signal });
+    const notFull = track(executor.whenNotFull());
+    running.abort();
+    await expectCode(pa, 'SNODO_ERR_CANCELLED');
+    await flushMicrotasks();
+    // The aborted task still holds its slot until it settles: still full.
+    expect(executor.full).toBe(true);
+    expect(notFull.state).toBe('pending');
+    queued.abort();
+    await expectCode(pb, 'SNODO_ERR_CANCELLED');
+    await flushMicrotasks();
+    expect(notFull.state).toBe('fulfilled');
+    a.gate.resolve();
+  });
+
+  it('whenNotFull resolves on close() and destroy(), so a waiter submits and learns the executor closed', async () => {
+    for (const end of ['close', 'destroy'] as const) {
+      const executor = new Executor({ maxConcurrency: 1, maxQueue: 0 });
+      const a = gatedTask();
+      const pa = executor.submit(a.task);
+      pa.catch(() => {});
+      const notFull = track(executor.whenNotFull());
+      if (end === 'close') void executor.close();
+      else executor.destroy();
+      await flushMicrotasks();
+      expect(notFull.state).toBe('fulfilled');
+      expect(executor.full).toBe(false);
+      await expectCode(
+        executor.submit(() => 1),
+        'SNODO_ERR_EXECUTOR_CLOSED',
+      );
+      a.gate.resolve();
+    }
+  });
+});
+
 describe('deadlines', () => {
   it('aborts the signal and rejects with SNODO_ERR_REQUEST_TIMEOUT, then clears the timer', async () => {
     vi.useFakeTimers();

@@ -32,6 +32,33 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
   return { promise, open };
 }
 
+/** Counts the handlers of a blocking tool running at once: a fact tests assert, not a timing. */
+export class Running {
+  now = 0;
+  peak = 0;
+  started = 0;
+  readonly #waiters: { count: number; open: () => void }[] = [];
+
+  enter(): void {
+    this.now++;
+    this.started++;
+    this.peak = Math.max(this.peak, this.now);
+    for (const waiter of this.#waiters.filter((w) => this.now >= w.count)) waiter.open();
+  }
+
+  leave(): void {
+    this.now--;
+  }
+
+  /** Resolves once `count` handlers run at once. */
+  reach(count: number): Promise<void> {
+    if (this.now >= count) return Promise.resolve();
+    return new Promise((open) => {
+      this.#waiters.push({ count, open });
+    });
+  }
+}
+
 /** Hooks the tests use to see inside handlers. */
 export interface Probe {
   /** Resolved with the handler's signal when `sleep` starts. */
@@ -40,10 +67,12 @@ export interface Probe {
   sleepAborted: ReturnType<typeof gate<void>>;
   /** `wait` returns once this opens. */
   release: ReturnType<typeof gate<void>>;
+  /** The `wait` handlers running. */
+  waiting: Running;
 }
 
 export function newProbe(): Probe {
-  return { sleeping: gate(), sleepAborted: gate(), release: gate() };
+  return { sleeping: gate(), sleepAborted: gate(), release: gate(), waiting: new Running() };
 }
 
 /** A server with the tools the HTTP tests need. */
@@ -77,7 +106,12 @@ export function httpServer(probe: Probe = newProbe(), extra: Partial<ServerDefin
         name: 'wait',
         description: 'Answers when the probe opens',
         handler: async () => {
-          await probe.release.promise;
+          probe.waiting.enter();
+          try {
+            await probe.release.promise;
+          } finally {
+            probe.waiting.leave();
+          }
           return 'released';
         },
       }),

@@ -30,9 +30,38 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
   return { promise, open };
 }
 
+/** Counts the handlers of a blocking tool running at once: a fact tests assert, not a timing. */
+export class Running {
+  now = 0;
+  peak = 0;
+  started = 0;
+  readonly #waiters: { count: number; open: () => void }[] = [];
+
+  enter(): void {
+    this.now++;
+    this.started++;
+    this.peak = Math.max(this.peak, this.now);
+    for (const waiter of this.#waiters.filter((w) => this.now >= w.count)) waiter.open();
+  }
+
+  leave(): void {
+    this.now--;
+  }
+
+  /** Resolves once `count` handlers run at once. */
+  reach(count: number): Promise<void> {
+    if (this.now >= count) return Promise.resolve();
+    return new Promise((open) => {
+      this.#waiters.push({ count, open });
+    });
+  }
+}
+
 /** What the tests see from inside handlers. */
 export class Probe {
   calls = 0;
+  /** The `block` handlers running. */
+  readonly blocking = new Running();
   /** The change hub the test server's subscriptions are fed from. */
   readonly hub: ChangeHub = createChangeHub();
   /** Resolved with the handler's signal when `block` starts. */
@@ -78,16 +107,21 @@ export function testServer(probe: Probe = new Probe()): Runtime {
       tool({
         name: 'block',
         description: 'Waits until released or aborted',
-        handler: (_args, ctx) => {
+        handler: async (_args, ctx) => {
           probe.calls++;
           probe.blocked.open(ctx.signal);
-          return new Promise<string>((resolve) => {
-            ctx.signal.addEventListener('abort', () => {
-              probe.blockAborted.open(ctx.signal.reason);
-              resolve('aborted');
+          probe.blocking.enter();
+          try {
+            return await new Promise<string>((resolve) => {
+              ctx.signal.addEventListener('abort', () => {
+                probe.blockAborted.open(ctx.signal.reason);
+                resolve('aborted');
+              });
+              void probe.release.promise.then(() => resolve('released'));
             });
-            void probe.release.promise.then(() => resolve('released'));
-          });
+          } finally {
+            probe.blocking.leave();
+          }
         },
       }),
       tool({

@@ -13,14 +13,43 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
   return { promise, open };
 }
 
+/** Counts the handlers of a blocking tool running at once: a fact tests assert, not a timing. */
+export class Running {
+  now = 0;
+  peak = 0;
+  started = 0;
+  readonly #waiters: { count: number; open: () => void }[] = [];
+
+  enter(): void {
+    this.now++;
+    this.started++;
+    this.peak = Math.max(this.peak, this.now);
+    for (const waiter of this.#waiters.filter((w) => this.now >= w.count)) waiter.open();
+  }
+
+  leave(): void {
+    this.now--;
+  }
+
+  /** Resolves once `count` handlers run at once. */
+  reach(count: number): Promise<void> {
+    if (this.now >= count) return Promise.resolve();
+    return new Promise((open) => {
+      this.#waiters.push({ count, open });
+    });
+  }
+}
+
 export interface Probe {
   sleeping: ReturnType<typeof gate<AbortSignal>>;
   sleepAborted: ReturnType<typeof gate<void>>;
   release: ReturnType<typeof gate<void>>;
+  /** The `wait` handlers running. */
+  waiting: Running;
 }
 
 export function newProbe(): Probe {
-  return { sleeping: gate(), sleepAborted: gate(), release: gate() };
+  return { sleeping: gate(), sleepAborted: gate(), release: gate(), waiting: new Running() };
 }
 
 /** The server the listener tests serve. */
@@ -54,7 +83,12 @@ export function testServer(probe: Probe = newProbe(), hub: ChangeHub = createCha
       tool({
         name: 'wait',
         handler: async () => {
-          await probe.release.promise;
+          probe.waiting.enter();
+          try {
+            await probe.release.promise;
+          } finally {
+            probe.waiting.leave();
+          }
           return 'released';
         },
       }),

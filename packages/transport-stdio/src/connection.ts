@@ -1,4 +1,5 @@
 import {
+  type BatchOptions,
   type BatchOutcome,
   type ClientRequests,
   createClientRequests,
@@ -10,7 +11,6 @@ import {
   type Executor,
   ExecutorError,
   type ExecutorOwner,
-  type JsonRpcErrorObject,
   type JsonRpcMessage,
   type JsonRpcResponse,
   type OpenedSubscription,
@@ -18,7 +18,9 @@ import {
   type RequestId,
   type Session,
   type SessionNotifications,
+  type SubmitOptions,
 } from '@snodo/core';
+import { executorWireError, oversizedBatchError } from '@snodo/core/internal';
 import { CancelToken } from './cancel-token.js';
 import { stdioError } from './errors.js';
 import { StreamSource, stdinSource } from './input.js';
@@ -29,7 +31,11 @@ import { Writer } from './writer.js';
 /** What a connection calls into: core's `dispatch`/`dispatchBatch` bound to a runtime (tests substitute it). */
 export interface Dispatcher {
   dispatch(message: DecodedSingle, context: DispatchContext): Promise<Outcome>;
-  dispatchBatch(items: DecodedSingle[], context: DispatchContext): Promise<BatchOutcome>;
+  dispatchBatch(
+    items: DecodedSingle[],
+    context: DispatchContext,
+    options: BatchOptions,
+  ): Promise<BatchOutcome>;
   /** The server-to-client notifications of an initialized initialize-based session (list changes, resource updates). */
   openSessionNotifications?(getSession: () => Session | undefined): SessionNotifications;
 }
@@ -71,14 +77,17 @@ interface Listening {
 /**
  * One stdio connection: one input, one output, one initialize-based session for its lifetime.
  *
- *   input ──► LineReader ──► line ──► decode ──┬─ request ──► executor.submit ──► dispatch ──► Writer ──► output
+ *   input ──► LineReader ──► line ──► decode ──┬─ request ──► (room?) ──► executor.submit ──► dispatch ──► Writer ──► output
  *                │                             ├─ notification / session request: inline, in order
  *                └─ oversized ──► -32600       └─ cancelled ──► abort that request; nothing written for it
  *
- * Invariants: every admitted request ends in exactly one written response (its own, -32000
- * overloaded, -32001 timed out) unless the client cancelled it or serving failed; a cancelled
- * request's handler may finish, but its response is dropped (the task's signal is aborted, and
- * every write checks it). Lines are not read while the output is blocked.
+ * Invariants: every admitted request ends in exactly one written response (its own, -32001 timed
+ * out, -32000 once the executor is closed) unless the client cancelled it or serving failed; a
+ * cancelled request's handler may finish, but its response is dropped (the task's signal is
+ * aborted, and every write checks it). Lines are not read while the output is blocked, nor while
+ * a request (or a batch item) waits for room in a full executor: a stdio peer is one process on a
+ * pipe, so it gets backpressure, never -32000 for a full queue. Memory stays within one line
+ * (maxLineBytes) plus what the executor holds.
  */
 export class StdioConnection {
   readonly #dispatcher: Dispatcher;
@@ -99,6 +108,11 @@ export class StdioConnection {
   readonly #pumps = new Set<Promise<void>>();
   #whenIdle: (() => void) | undefined;
   #closingSubscriptions = false;
+  /**
+   * Settles once every task handed to #submitTask so far is admitted by the executor; undefined
+   * while nothing waits for room. The line handler returns it, so reading waits with it.
+   */
+  #admissions: Promise<void> | undefined;
   #failure: Error | undefined;
   #fail: (error: Error) => void = () => {};
   #stopReading: () => void = () => {};
@@ -242,7 +256,7 @@ export class StdioConnection {
       case 'request':
         if (SESSION_METHODS.has(decoded.method)) return this.#runInline(decoded);
         this.#submit(decoded);
-        return;
+        return this.#admissions;
       case 'notification':
         return this.#dispatcher
           .dispatch(decoded, this.#context())
@@ -255,7 +269,7 @@ export class StdioConnection {
         return;
       case 'batch':
         this.#submitBatch(decoded.items);
-        return;
+        return this.#admissions;
     }
   }
 
@@ -346,19 +360,17 @@ export class StdioConnection {
 
   #submit(request: Request): void {
     const entry = this.#admit(request.id);
-    this.#executor
-      .submit((signal) => this.#execute(entry, request, signal), {
-        owner: this.#owner,
-        signal: entry.cancel.signal,
-        timeout: this.#settings.requestTimeout,
-      })
-      .then(
-        () => this.#release(entry),
-        (error: unknown) => {
-          this.#refused(entry, error);
-          this.#release(entry);
-        },
-      );
+    this.#submitTask((signal) => this.#execute(entry, request, signal), {
+      owner: this.#owner,
+      signal: entry.cancel.signal,
+      timeout: this.#settings.requestTimeout,
+    }).then(
+      () => this.#release(entry),
+      (error: unknown) => {
+        this.#refused(entry, error);
+        this.#release(entry);
+      },
+    );
   }
 
   async #execute(entry: Entry, request: Request, signal: AbortSignal): Promise<void> {
@@ -367,33 +379,50 @@ export class StdioConnection {
     await this.#deliver(entry, outcome, signal);
   }
 
+  /**
+   * A 2025-03-26 batch: each request item is admitted like a single request (waiting for room,
+   * in order), and the batch is answered with one line once every item is done. Its items cannot
+   * be cancelled one by one.
+   */
   #submitBatch(items: DecodedSingle[]): void {
-    // A 2025-03-26 batch runs as one task and is answered with one line; its items cannot be cancelled one by one.
+    const { maxBatchItems, requestTimeout } = this.#settings;
+    const tooMany = oversizedBatchError(items.length, maxBatchItems);
+    if (tooMany !== undefined) {
+      this.#writer.write({ jsonrpc: '2.0', id: null, error: tooMany });
+      return;
+    }
     this.#active++;
-    this.#executor
-      .submit(
-        async (signal) => {
-          const outcome = await this.#dispatcher.dispatchBatch(items, this.#context(signal));
-          if (outcome.session !== undefined) this.#session = outcome.session;
-          if (outcome.responses.length > 0 && !signal.aborted) await this.#write(outcome.responses);
-        },
-        { owner: this.#owner, timeout: this.#settings.requestTimeout },
-      )
-      .then(
-        () => this.#done(),
-        (error: unknown) => {
-          if (ExecutorError.is(error) && error.code !== 'SNODO_ERR_CANCELLED') {
-            const ids = items
-              .filter((item): item is Request => item.kind === 'request')
-              .map((item) => item.id);
-            const wire = wireError(error);
-            if (ids.length > 0) this.#writer.write(ids.map((id) => ({ jsonrpc: '2.0', id, error: wire })));
-          } else if (!ExecutorError.is(error)) {
-            logInternal(error);
-          }
-          this.#done();
-        },
-      );
+    this.#dispatcher
+      .dispatchBatch(items, this.#context(), {
+        maxBatchItems,
+        admit: (task) => this.#submitTask(task, { owner: this.#owner, timeout: requestTimeout }),
+      })
+      .then(async (outcome) => {
+        if (outcome.session !== undefined) this.#session = outcome.session;
+        if (outcome.responses.length > 0 && !this.#failure) await this.#write(outcome.responses);
+      })
+      .catch(logInternal)
+      .finally(() => this.#done());
+  }
+
+  /**
+   * Submits `task` at once when the executor has room; otherwise once it has (`#admissions` then
+   * holds reading back). Tasks are admitted in the order they were handed over. The check for
+   * room and the submit run in one synchronous step, so another submitter sharing the executor
+   * cannot take the place in between.
+   */
+  #submitTask<T>(task: (signal: AbortSignal) => Promise<T>, options: SubmitOptions): Promise<T> {
+    if (this.#admissions === undefined && !this.#executor.full) return this.#executor.submit(task, options);
+    let result!: Promise<T>;
+    const admitted = (this.#admissions ?? Promise.resolve()).then(async () => {
+      while (this.#executor.full) await this.#executor.whenNotFull();
+      result = this.#executor.submit(task, options);
+    });
+    this.#admissions = admitted;
+    void admitted.then(() => {
+      if (this.#admissions === admitted) this.#admissions = undefined;
+    });
+    return admitted.then(() => result);
   }
 
   /** Writes an outcome's messages in order; nothing once `signal` aborted (cancel, deadline, teardown). */
@@ -429,9 +458,10 @@ export class StdioConnection {
       this.#internalError(entry, error);
       return;
     }
-    if (error.code === 'SNODO_ERR_CANCELLED' || entry.answered) return;
+    const wire = executorWireError(error);
+    if (wire === undefined || entry.answered) return;
     entry.answered = true;
-    this.#writer.write({ jsonrpc: '2.0', id: entry.id, error: wireError(error) });
+    this.#writer.write({ jsonrpc: '2.0', id: entry.id, error: wire });
   }
 
   #internalError(entry: Entry, error: unknown): void {
@@ -560,20 +590,6 @@ function idKey(id: RequestId): string {
 
 function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
   return !('method' in message);
-}
-
-function wireError(error: ExecutorError): JsonRpcErrorObject {
-  switch (error.code) {
-    case 'SNODO_ERR_REQUEST_TIMEOUT':
-      return { code: ErrorCode.RequestTimeout, message: ERROR_TABLE[ErrorCode.RequestTimeout].message };
-    case 'SNODO_ERR_EXECUTOR_CLOSED':
-      return {
-        code: ErrorCode.ServerOverloaded,
-        message: `${ERROR_TABLE[ErrorCode.ServerOverloaded].message}: the executor is closed`,
-      };
-    default:
-      return { code: ErrorCode.ServerOverloaded, message: ERROR_TABLE[ErrorCode.ServerOverloaded].message };
-  }
 }
 
 /** The library's only log output, on stderr: stdout carries protocol messages alone. */

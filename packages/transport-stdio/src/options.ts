@@ -1,4 +1,4 @@
-import { Executor, MAX_REQUEST_TIMEOUT } from '@snodo/core';
+import { DEFAULT_MAX_BATCH_ITEMS, Executor, MAX_REQUEST_TIMEOUT } from '@snodo/core';
 import { DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITE_TIMEOUT, MAX_TIMEOUT } from './defaults.js';
 import { stdioError } from './errors.js';
 
@@ -15,7 +15,13 @@ export interface ServeOptions {
   /** Bytes of one line, newline excluded; a longer line gets -32600 (id null) before decoding. Default 2,000,000. */
   maxLineBytes?: number;
   /**
-   * Deadline of each request in ms, counted from when it was read; past it the request is aborted
+   * Items one JSON-RPC batch (2025-03-26) may hold, notifications included; a longer batch gets one
+   * -32600 line (id null, `data.maxBatchItems`) and nothing of it runs. Default 100.
+   */
+  maxBatchItems?: number;
+  /**
+   * Deadline of each request in ms, counted from when the executor admits it (a request read
+   * while the executor is full first waits for room, uncounted); past it the request is aborted
    * and answered with -32001. 0 or Infinity disables it. Default: the executor's (60,000 ms).
    */
   requestTimeout?: number;
@@ -44,6 +50,7 @@ export interface ServeSettings {
   readonly output: NodeJS.WritableStream;
   readonly writeTimeout: number;
   readonly maxLineBytes: number;
+  readonly maxBatchItems: number;
   readonly requestTimeout: number | undefined;
   readonly executor: Executor;
   readonly signal: AbortSignal | undefined;
@@ -63,6 +70,7 @@ export function resolveOptions(options: ServeOptions): ServeSettings {
   }
   const writeTimeout = timeout('writeTimeout', options.writeTimeout, DEFAULT_WRITE_TIMEOUT);
   const maxLineBytes = positiveInteger('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_LINE_BYTES);
+  const maxBatchItems = positiveInteger('maxBatchItems', options.maxBatchItems, DEFAULT_MAX_BATCH_ITEMS);
   const requestTimeout = requestDeadline(options.requestTimeout);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw invalid(`signal must be an AbortSignal, got ${describe(options.signal)}`);
@@ -96,6 +104,7 @@ export function resolveOptions(options: ServeOptions): ServeSettings {
     output,
     writeTimeout,
     maxLineBytes,
+    maxBatchItems,
     requestTimeout,
     executor,
     signal: options.signal,

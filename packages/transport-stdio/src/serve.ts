@@ -18,7 +18,7 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   const settings = resolveOptions(options);
   const dispatcher: Dispatcher = {
     dispatch: (message, context) => dispatch(runtime, message, context),
-    dispatchBatch: (items, context) => dispatchBatch(runtime, items, context),
+    dispatchBatch: (items, context, options) => dispatchBatch(runtime, items, context, options),
     openSessionNotifications: (getSession) => openSessionNotifications(runtime, getSession),
   };
   const restoreConsole = settings.redirectConsole ? redirectConsole() : undefined;

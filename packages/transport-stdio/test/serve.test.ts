@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
-import { Executor } from '@snodo/core';
+import { DEFAULT_MAX_BATCH_ITEMS, Executor } from '@snodo/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITE_TIMEOUT, serve } from '../src/index.js';
 import {
@@ -21,7 +21,7 @@ afterEach(() => {
 });
 
 describe('serve: concurrency and admission', () => {
-  it('runs at most maxConcurrency requests at once, queues maxQueue, refuses the rest at once with -32000 and their id', async () => {
+  it('runs at most maxConcurrency requests at once, queues maxQueue, then stops reading until there is room: none refused, every one answered', async () => {
     const gates = new Gates();
     const executor = new Executor({ maxConcurrency: 8, maxQueue: 20 });
     const served = new Served(gates.runtime, { executor });
@@ -29,30 +29,27 @@ describe('serve: concurrency and admission', () => {
       Array.from({ length: 500 }, (_, i) => `${JSON.stringify(hold(i, `k${i}`))}\n`).join(''),
     );
 
-    const refused = await served.count(isOverloaded, 472);
     await gates.whenRunning(8);
-    expect(executor.stats()).toMatchObject({ running: 8, queued: 20, rejected: 472 });
-    expect(refused.every((m) => m.error.message === 'Server overloaded' && typeof m.id === 'number')).toBe(
-      true,
-    );
-    // The first 28 lines were admitted (FIFO); the overflow is exactly the rest.
-    expect(refused.map((m) => m.id).sort((a, b) => a - b)).toEqual(
-      Array.from({ length: 472 }, (_, i) => i + 28),
-    );
+    // 8 running, 20 waiting; the 29th line waits for room, and the input is paused: what the
+    // client writes now stays in the stream.
+    expect(executor.stats()).toMatchObject({ running: 8, queued: 20, rejected: 0 });
+    served.send(callTool(500, 'echo', { text: 'written while full' }));
+    expect(served.input.readableLength).toBeGreaterThan(0);
+    expect(served.messages).toEqual([]);
 
     gates.autoRelease = true;
     gates.releaseAll();
-    const answered = await served.count((m) => m.result !== undefined, 28);
-    expect(answered.map((m) => m.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 28 }, (_, i) => i));
+    const answered = await served.count((m) => m.result !== undefined, 501);
+    expect(answered.map((m) => m.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 501 }, (_, i) => i));
     expect(gates.maxRunning).toBe(8);
+    // FIFO: the lines ran in the order they were read.
+    expect(gates.started).toEqual(Array.from({ length: 500 }, (_, i) => `k${i}`));
     await served.end();
-    // Every request answered exactly once.
-    expect(served.messages).toHaveLength(500);
-    expect(new Set(served.messages.map((m) => m.id)).size).toBe(500);
-    expect(executor.stats()).toMatchObject({ running: 0, queued: 0, completed: 28, rejected: 472 });
+    expect(served.messages).toHaveLength(501);
+    expect(executor.stats()).toMatchObject({ running: 0, queued: 0, completed: 501, rejected: 0 });
   });
 
-  it('shares one executor between connections: its bounds hold across both', async () => {
+  it('shares one executor between connections: its bounds hold across both, and a full executor makes each wait, not fail', async () => {
     const gates = new Gates();
     const executor = new Executor({ maxConcurrency: 2, maxQueue: 0 });
     const a = new Served(gates.runtime, { executor });
@@ -61,11 +58,128 @@ describe('serve: concurrency and admission', () => {
     b.send(hold(1, 'b1'));
     await gates.whenRunning(2);
     a.send(hold(2, 'a2'));
-    expect(await a.next(isResponseTo(2))).toMatchObject({ error: { code: -32000 } });
+    a.send(callTool(3, 'echo', { text: 'after a2' }));
+    expect(executor.full).toBe(true);
+    gates.release('b1');
+    await gates.whenStarted('a2');
+    expect(gates.maxRunning).toBe(2);
+    gates.autoRelease = true;
     gates.releaseAll();
     await Promise.all([a.end(), b.end()]);
-    expect(a.messages.filter((m) => m.result)).toHaveLength(1);
+    expect(
+      a.messages
+        .filter((m) => m.result)
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual([1, 2, 3]);
     expect(b.messages.filter((m) => m.result)).toHaveLength(1);
+    expect(executor.stats()).toMatchObject({ rejected: 0, completed: 4 });
+  });
+
+  it('a request waiting for room is still served when the input ends', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime, { maxConcurrency: 1, maxQueue: 0 });
+    served.send(hold(1, 'first'));
+    served.send(callTool(2, 'echo', { text: 'waited' }));
+    await gates.whenStarted('first');
+    served.input.end();
+    gates.release('first');
+    await served.done;
+    expect(served.messages.map((m) => m.id)).toEqual([1, 2]);
+  });
+
+  it('a request waiting for room is answered -32000 "executor is closed" when the executor closes', async () => {
+    const gates = new Gates();
+    const executor = new Executor({ maxConcurrency: 1, maxQueue: 0 });
+    const served = new Served(gates.runtime, { executor });
+    served.send(hold(1, 'first'));
+    served.send(callTool(2, 'echo', { text: 'never runs' }));
+    await gates.whenStarted('first');
+    const closed = executor.close();
+    expect(await served.next(isResponseTo(2))).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32000, message: 'Server overloaded: the executor is closed' },
+    });
+    gates.release('first');
+    await closed;
+    await served.end();
+    expect(served.messages.find(isResponseTo(1))).toMatchObject({ result: {} });
+  });
+});
+
+describe('serve: JSON-RPC batches (2025-03-26)', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'test', version: '0' } },
+  };
+  const legacyHold = (id: number, key: string) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'hold', arguments: { key } },
+  });
+  const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+
+  it('admits each item through the executor like a single request: at most maxConcurrency run, the rest wait for room (never refused); one line answers the batch', async () => {
+    const gates = new Gates();
+    const executor = new Executor({ maxConcurrency: 2, maxQueue: 1 });
+    const served = new Served(gates.runtime, { executor });
+    served.send(initialize);
+    served.send(Array.from({ length: 6 }, (_, i) => legacyHold(i + 1, `b${i + 1}`)));
+    served.send(callTool(7, 'echo', { text: 'after the batch' }));
+    await gates.whenRunning(2);
+    expect(executor.stats()).toMatchObject({ running: 2, queued: 1, rejected: 0 });
+    gates.autoRelease = true;
+    gates.releaseAll();
+    await served.next(isResponseTo(7));
+    await served.end();
+    expect(gates.maxRunning).toBe(2);
+    const batch = served.messages.find(Array.isArray) as unknown as Message[];
+    expect(batch.map((m) => m.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(batch.map((m) => m.result?.content[0].text)).toEqual(
+      Array.from({ length: 6 }, (_, i) => `released b${i + 1}`),
+    );
+    expect(executor.stats()).toMatchObject({ rejected: 0, completed: 7 });
+  });
+
+  it(`a batch of maxBatchItems (default ${DEFAULT_MAX_BATCH_ITEMS}) items is served; one more item is refused with one -32600 line (id null) and nothing runs`, async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    served.send(initialize);
+    served.send(Array.from({ length: DEFAULT_MAX_BATCH_ITEMS }, (_, i) => ping(i + 1)));
+    served.send([
+      legacyHold(0, 'never'),
+      ...Array.from({ length: DEFAULT_MAX_BATCH_ITEMS }, (_, i) => ping(i + 1)),
+    ]);
+    await served.end();
+    expect(served.messages).toHaveLength(3);
+    expect(served.messages.find(Array.isArray)).toHaveLength(DEFAULT_MAX_BATCH_ITEMS);
+    expect(served.messages.find((m) => m.id === null)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: `Invalid request: batch of ${DEFAULT_MAX_BATCH_ITEMS + 1} items exceeds maxBatchItems (${DEFAULT_MAX_BATCH_ITEMS})`,
+        data: { maxBatchItems: DEFAULT_MAX_BATCH_ITEMS },
+      },
+    });
+    expect(gates.started).toEqual([]);
+  });
+
+  it('the maxBatchItems option moves the limit', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime, { maxBatchItems: 2 });
+    served.send(initialize);
+    served.send([ping(1), ping(2)]);
+    served.send([ping(3), ping(4), ping(5)]);
+    await served.end();
+    expect(served.messages.find(Array.isArray)).toHaveLength(2);
+    expect(served.messages.find((m) => m.id === null)).toMatchObject({
+      error: { code: -32600, data: { maxBatchItems: 2 } },
+    });
   });
 });
 
@@ -417,6 +531,11 @@ describe('serve: options', () => {
     [{ requestTimeout: -1 }, /requestTimeout must be a number of milliseconds from 0/],
     [{ maxConcurrency: 0 }, /maxConcurrency must be a positive integer/],
     [{ maxQueue: -1 }, /maxQueue must be a non-negative integer/],
+    [{ maxBatchItems: 0 }, /maxBatchItems must be a positive integer, got 0/],
+    [{ maxBatchItems: -1 }, /maxBatchItems must be a positive integer, got -1/],
+    [{ maxBatchItems: 1.5 }, /maxBatchItems must be a positive integer, got 1.5/],
+    [{ maxBatchItems: '10' }, /maxBatchItems must be a positive integer, got "10"/],
+    [{ maxBatchItems: 2 ** 53 }, /maxBatchItems must be a positive integer, got 9007199254740992/],
     [{ executor: new Executor(), maxQueue: 1 }, /maxQueue cannot be combined with executor/],
     [{ executor: {} }, /executor must be an Executor/],
     [{ input: {} }, /input must be a readable stream/],

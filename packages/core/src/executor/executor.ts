@@ -69,6 +69,8 @@ interface Owned {
 /**
  * Runs each MCP request with bounded admission: at most `maxConcurrency` tasks run, the next
  * `maxQueue` wait in FIFO order, and any submit beyond that is refused with SNODO_ERR_OVERLOADED.
+ * A submitter that must wait rather than be refused (one stdio peer on a pipe) reads `full` and
+ * waits on `whenNotFull()` before submitting: backpressure instead of refusal.
  *
  * A deadline, an outside signal, the owner closing, or destroy() aborts the task's signal and
  * rejects the caller at once. A running task keeps its concurrency slot until its own promise
@@ -89,6 +91,8 @@ export class Executor {
   #idle: Promise<void> | undefined;
   #resolveIdle: (() => void) | undefined;
   #subscriptions = 0;
+  /** Settled (and dropped) the first time `full` turns false while someone waits on whenNotFull(). */
+  #notFull: { promise: Promise<void>; resolve: () => void } | undefined;
   readonly #counts = { completed: 0, rejected: 0, timedOut: 0, cancelled: 0, subscriptionsRejected: 0 };
 
   constructor(options: ExecutorOptions = {}) {
@@ -146,8 +150,7 @@ export class Executor {
       this.#counts.cancelled++;
       return Promise.reject(owner.closeError);
     }
-    // While anything waits every slot is busy; checking the queue too keeps FIFO order by construction.
-    const startNow = this.#running.size < this.#maxConcurrency && this.#queue.size === 0;
+    const startNow = this.#canStart();
     if (!startNow && this.#queue.size >= this.#maxQueue) {
       this.#counts.rejected++;
       return Promise.reject(new ExecutorError('SNODO_ERR_OVERLOADED'));
@@ -162,6 +165,31 @@ export class Executor {
       if (startNow) this.#start(job);
       else this.#queue.push(job);
     });
+  }
+
+  /**
+   * True while a submit would be refused with SNODO_ERR_OVERLOADED: every slot is busy and the
+   * queue is full. False once closed (a submit is then refused as closed, not as overloaded).
+   */
+  get full(): boolean {
+    return !this.#closed && !this.#canStart() && this.#queue.size >= this.#maxQueue;
+  }
+
+  /**
+   * Resolves once `full` is false: a task finished or left the queue, or the executor closed. At
+   * once when not full. Every waiter wakes together: with several submitters sharing the executor,
+   * read `full` again before submitting.
+   */
+  whenNotFull(): Promise<void> {
+    if (!this.full) return Promise.resolve();
+    if (this.#notFull === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((settle) => {
+        resolve = settle;
+      });
+      this.#notFull = { promise, resolve };
+    }
+    return this.#notFull.promise;
   }
 
   /** A new submitter scope, typically one per connection. */
@@ -206,6 +234,7 @@ export class Executor {
    */
   close(): Promise<void> {
     this.#closed = true;
+    this.#checkNotFull();
     if (this.#idle === undefined) {
       this.#idle = new Promise<void>((resolve) => {
         this.#resolveIdle = resolve;
@@ -233,6 +262,7 @@ export class Executor {
     }
     for (const job of this.#running) this.#abort(job, error, 'cancelled');
     this.#checkIdle();
+    this.#checkNotFull();
   }
 
   readonly #jobHost: JobHost = {
@@ -278,7 +308,13 @@ export class Executor {
     if (queued || !this.#running.has(job)) {
       job.release();
       this.#checkIdle();
+      this.#checkNotFull();
     }
+  }
+
+  /** While anything waits every slot is busy; checking the queue too keeps FIFO order by construction. */
+  #canStart(): boolean {
+    return this.#running.size < this.#maxConcurrency && this.#queue.size === 0;
   }
 
   #drain(): void {
@@ -294,6 +330,15 @@ export class Executor {
       this.#draining = false;
     }
     this.#checkIdle();
+    this.#checkNotFull();
+  }
+
+  #checkNotFull(): void {
+    if (this.#notFull !== undefined && !this.full) {
+      const { resolve } = this.#notFull;
+      this.#notFull = undefined;
+      resolve();
+    }
   }
 
   #checkIdle(): void {

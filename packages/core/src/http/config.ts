@@ -1,6 +1,7 @@
 import { optionError } from '../errors/snodo-error.js';
 import { Executor } from '../executor/executor.js';
 import type { DecodeLimits } from '../jsonrpc/decode.js';
+import { DEFAULT_MAX_BATCH_ITEMS } from '../limits/defaults.js';
 import { knownOptions, positiveInteger } from '../limits/validate.js';
 import type { Runtime } from '../router/runtime.js';
 import {
@@ -43,6 +44,11 @@ export interface HttpOptions {
   maxSessions?: number;
   /** For the default store: idle expiry in ms (0: never). Default 1,800,000 (30 min). */
   sessionIdleTimeout?: number;
+  /**
+   * Items one JSON-RPC batch (2025-03-26) may hold, notifications included; a longer batch gets
+   * 400 with -32600 (`data.maxBatchItems`) and nothing of it runs. Default 100.
+   */
+  maxBatchItems?: number;
   /** JSON decoding bounds (`decodeMessage`): digits of an integer, bytes of an id. */
   decodeLimits?: DecodeLimits;
   /**
@@ -65,6 +71,7 @@ export interface HttpConfig {
   readonly local: LocalSessions;
   /** The 2026-07-28 requests running per cancellation scope (`HttpRequest.cancellationScope`). */
   readonly scopes: CancellationScopes;
+  readonly maxBatchItems: number;
   readonly decodeLimits: DecodeLimits | undefined;
   readonly shutdownSignal: AbortSignal | undefined;
 }
@@ -157,6 +164,7 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
       }),
     local: new LocalSessions(),
     scopes: new CancellationScopes(),
+    maxBatchItems: positiveInteger('maxBatchItems', options.maxBatchItems, DEFAULT_MAX_BATCH_ITEMS),
     decodeLimits: options.decodeLimits,
     shutdownSignal: options.shutdownSignal,
   };
@@ -179,6 +187,7 @@ export const HTTP_OPTION_NAMES: readonly (keyof HttpOptions)[] = [
   'sessionStore',
   'maxSessions',
   'sessionIdleTimeout',
+  'maxBatchItems',
   'decodeLimits',
   'shutdownSignal',
 ];

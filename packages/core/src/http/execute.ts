@@ -331,18 +331,18 @@ function trackInScope(
   };
 }
 
+/**
+ * A 2025-03-26 batch: each request item is admitted by the executor like a single request, with
+ * its own deadline; an item over the executor's bounds gets its own -32000 in the array while
+ * the others run. Like a single legacy request, a disconnect does not cancel the items.
+ */
 async function runBatch(prepared: PreparedRequest, work: Of<'batch'>): Promise<HttpResponse> {
   const { runtime, config, request } = prepared;
-  const context = baseContext(request, work);
-  let result: Awaited<ReturnType<typeof dispatchBatch>>;
-  try {
-    result = await config.executor.submit(
-      (signal) => dispatchBatch(runtime, work.items, { ...context, signal }),
-      config.requestTimeout === undefined ? {} : { timeout: config.requestTimeout },
-    );
-  } catch (error) {
-    return failure(error, null);
-  }
+  const deadline = config.requestTimeout === undefined ? {} : { timeout: config.requestTimeout };
+  const result = await dispatchBatch(runtime, work.items, baseContext(request, work), {
+    maxBatchItems: config.maxBatchItems,
+    admit: (task) => config.executor.submit(task, deadline),
+  });
   if (result.session) await storeSession(config, work.session.id, result.session);
   return result.responses.length === 0 ? emptyResponse(202) : jsonResponse(200, result.responses);
 }

@@ -1,4 +1,5 @@
 import { dialectFor } from '../dialects/registry.js';
+import { oversizedBatchError } from '../dispatch/batch.js';
 import { selectRevision } from '../dispatch/select.js';
 import type { Session } from '../dispatch/session.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -169,6 +170,10 @@ export async function prepare(
       return {
         response: badRequest(null, 'JSON-RPC batches are accepted only on protocol revision 2025-03-26'),
       };
+    }
+    const tooMany = oversizedBatchError(decoded.items.length, config.maxBatchItems);
+    if (tooMany) {
+      return { response: errorHttpResponse(400, null, tooMany.code, tooMany.message, tooMany.data) };
     }
     return done({ kind: 'batch', items: decoded.items, session: found.session, headerVersion });
   }

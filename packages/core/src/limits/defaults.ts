@@ -15,6 +15,13 @@ export const DEFAULT_REQUEST_STATE_TTL_MS = 600_000;
 /** Input rounds (MRTR or server-initiated requests) one request may take. */
 export const DEFAULT_MAX_INPUT_ROUNDS = 8;
 /**
+ * Items one JSON-RPC batch (2025-03-26) may hold, notifications included; a longer batch is refused
+ * whole with -32600 (HTTP 400) before anything runs. Each item is still admitted by the executor
+ * like a single request: 100 fits an idle default executor (64 running + 256 queued) with room to
+ * spare for other clients.
+ */
+export const DEFAULT_MAX_BATCH_ITEMS = 100;
+/**
  * Longest URI `resources/read`, completions and subscriptions accept. Matching is linear in the
  * URI's length (uri-template-match.ts), so this bounds the work per template tried: at most
  * 3 × (variables + 1) × (4,096 + 1) steps plus the template's length.

@@ -2,7 +2,7 @@ import { optionError } from '../errors/snodo-error.js';
 
 export function positiveInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
     throw optionError(`${name} must be a positive integer, got ${String(value)}`);
   }
   return value;
@@ -10,7 +10,7 @@ export function positiveInteger(name: string, value: unknown, fallback: number):
 
 export function nonNegativeInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw optionError(`${name} must be a non-negative integer, got ${String(value)}`);
   }
   return value;
