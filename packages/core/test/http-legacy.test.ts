@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { Executor, handle, isStreamResponse, MemorySessionStore, resolveHttpOptions } from '../src/index.js';
+import {
+  createServer,
+  Executor,
+  handle,
+  isStreamResponse,
+  MemorySessionStore,
+  resolveHttpOptions,
+  tool,
+} from '../src/index.js';
 import { createSession } from '../src/internal.js';
 import {
   httpRequest,
@@ -137,28 +145,65 @@ describe.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
 );
 
 describe('MCP-Protocol-Version after initialize', () => {
-  const runtime = httpServer();
+  // The 2025-06-18 transport: a server without the header and with "no other way to identify the
+  // version" assumes 2025-03-26; a session's negotiated revision is such a way, so it serves.
+  const runtime = createServer({
+    name: 'revision',
+    version: '1.0.0',
+    tools: [tool({ name: 'revision', handler: (_args, context) => context.protocolVersion })],
+  });
+  const revisionOf = (answer: { body: { result?: { content?: { text: string }[] } } }) =>
+    answer.body.result?.content?.[0]?.text;
 
-  it.each(['2025-11-25', '2025-06-18'])(
-    'is required on %s: absent means 2025-03-26, a mismatch (400)',
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
+    'absent on %s: the request is served at the session’s revision',
     async (version) => {
       const options = {};
       const { headers } = await open(runtime, options, version);
-      const answer = await post(
-        runtime,
-        request('tools/list'),
-        { ...headers, 'mcp-protocol-version': undefined },
-        options,
-      );
-      expect(answer.status).toBe(400);
+      const without = { ...headers, 'mcp-protocol-version': undefined };
+      const answer = await post(runtime, request('tools/call', { name: 'revision' }), without, options);
+      expect(answer.status).toBe(200);
+      expect(revisionOf(answer)).toBe(version);
+      const note = { jsonrpc: '2.0', method: 'notifications/initialized' };
+      expect((await post(runtime, note, without, options)).status).toBe(202);
+      const deleted = await handle(runtime, httpRequest({ method: 'DELETE', headers: without }), options);
+      expect(deleted.status).toBe(204);
     },
   );
 
-  it('is optional on 2025-03-26', async () => {
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
+    'present on %s and naming another revision (or none we know): 400 -32020, on POST, GET and DELETE',
+    async (version) => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      for (const other of [version === '2025-06-18' ? '2025-11-25' : '2025-06-18', 'not-a-version']) {
+        const wrong = { ...headers, 'mcp-protocol-version': other };
+        const answer = await post(runtime, request('tools/call', { name: 'revision' }), wrong, options);
+        expect(answer.status).toBe(400);
+        expect(answer.body.error.code).toBe(-32020);
+        const streamHeaders = { ...wrong, accept: 'text/event-stream' };
+        for (const method of ['GET', 'DELETE']) {
+          const refused = await read(
+            await handle(runtime, httpRequest({ method, headers: streamHeaders }), options),
+          );
+          expect(refused.status).toBe(400);
+          expect(refused.body.error.code).toBe(-32020);
+        }
+      }
+    },
+  );
+
+  it('present and equal on 2025-03-26 (whose clients need not send it) is served', async () => {
     const options = {};
     const { headers } = await open(runtime, options, '2025-03-26');
     expect(headers['mcp-protocol-version']).toBeUndefined();
-    expect((await post(runtime, request('tools/list'), headers, options)).status).toBe(200);
+    const answer = await post(
+      runtime,
+      request('tools/call', { name: 'revision' }),
+      { ...headers, 'mcp-protocol-version': '2025-03-26' },
+      options,
+    );
+    expect(revisionOf(answer)).toBe('2025-03-26');
   });
 });
 

@@ -74,8 +74,6 @@ const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
   'prompts/get': 'name',
   'resources/read': 'uri',
 };
-/** What an absent MCP-Protocol-Version means on the initialize-based revisions (2025-06-18 transports). */
-const ASSUMED_LEGACY_VERSION = '2025-03-26';
 
 /**
  * Admits and decodes one HTTP request without running a handler: path, Host, Origin, method, media
@@ -94,12 +92,16 @@ export async function prepare(
   const refused = admit(config, request);
   if (refused) return { response: refused };
   const done = (work: Work): PrepareResult => ({ prepared: { runtime, config, request, work } });
+  const rawHeaderVersion = request.headers['mcp-protocol-version'];
+  const headerVersion = rawHeaderVersion === undefined ? undefined : trimOws(rawHeaderVersion);
 
   if (request.method === 'DELETE') {
     const id = request.headers['mcp-session-id'];
     if (id === undefined) return { response: methodNotAllowed(runtime) };
     const found = await findSession(config, id);
     if ('response' in found) return found;
+    const versionProblem = legacyVersionProblem(found.session, headerVersion);
+    if (versionProblem) return { response: versionProblem };
     return done({ kind: 'delete', session: found.session });
   }
   if (request.method === 'GET') {
@@ -119,6 +121,8 @@ export async function prepare(
     }
     const found = await findSession(config, id);
     if ('response' in found) return found;
+    const versionProblem = legacyVersionProblem(found.session, headerVersion);
+    if (versionProblem) return { response: versionProblem };
     return done({ kind: 'listen', session: found.session });
   }
   if (request.method !== 'POST') return { response: methodNotAllowed(runtime) };
@@ -154,8 +158,6 @@ export async function prepare(
     };
   }
 
-  const rawHeaderVersion = request.headers['mcp-protocol-version'];
-  const headerVersion = rawHeaderVersion === undefined ? undefined : trimOws(rawHeaderVersion);
   const headerIsModern = headerVersion !== undefined && dialectFor(headerVersion)?.era === 'modern';
   const decoded = decodeMessage(request.body, config.decodeLimits);
 
@@ -344,20 +346,21 @@ async function findSession(
 }
 
 /**
- * After initialize, `MCP-Protocol-Version` must name the session's revision; absent, it means
- * 2025-03-26 (the transport spec's rule), so 2025-06-18 and later sessions must send it.
+ * `MCP-Protocol-Version` inside an initialize-based session. Present, it must name the session's
+ * revision (2025-06-18 transport: "invalid or unsupported" is 400). Absent, the request is served
+ * at the session's revision: the spec's fallback to 2025-03-26 applies only when the server has
+ * "no other way to identify the version", and the revision negotiated at initialize is one. (A
+ * 2025-03-26 client never sends the header.)
  */
 function legacyVersionProblem(
   session: SessionRef,
   headerVersion: string | undefined,
   id: RequestId | null = null,
 ): HttpJsonResponse | undefined {
-  const version = headerVersion ?? ASSUMED_LEGACY_VERSION;
-  if (version === session.session.protocolVersion) return undefined;
-  const said = headerVersion === undefined ? 'is absent (meaning 2025-03-26)' : `is "${headerVersion}"`;
+  if (headerVersion === undefined || headerVersion === session.session.protocolVersion) return undefined;
   return mismatch(
     id,
-    `MCP-Protocol-Version header ${said}, but the session uses ${session.session.protocolVersion}`,
+    `MCP-Protocol-Version header is "${headerVersion}", but the session uses ${session.session.protocolVersion}`,
   );
 }
 
