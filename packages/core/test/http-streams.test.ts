@@ -104,17 +104,41 @@ describe('cancellation, overload and deadlines (2026-07-28)', () => {
     expect((await read(await pending)).events).toEqual([]);
   });
 
-  it('overload gets 503 with -32000 and the request id', async () => {
+  it('overload is a 200 with -32000 and the request id (the status the official clients read)', async () => {
     const probe = newProbe();
     const runtime = httpServer(probe);
     const options = { maxConcurrency: 1, maxQueue: 0 };
     const busy = postModern(runtime, modernMessage('tools/call', { name: 'wait' }), options);
     const message = modernMessage('tools/list');
     const answer = await postModern(runtime, message, options);
-    expect(answer.status).toBe(503);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['retry-after']).toBeUndefined();
     expect(answer.body).toMatchObject({ id: message.id, error: { code: -32000 } });
     probe.release.open();
     expect((await busy).status).toBe(200);
+  });
+
+  it('with overloadRetryAfter, overload is 503 with that Retry-After, for load balancers', async () => {
+    const probe = newProbe();
+    const runtime = httpServer(probe);
+    const options = { maxConcurrency: 1, maxQueue: 0, overloadRetryAfter: 7 };
+    const busy = postModern(runtime, modernMessage('tools/call', { name: 'wait' }), options);
+    const message = modernMessage('tools/list');
+    const answer = await postModern(runtime, message, options);
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toBe('7');
+    expect(answer.body).toMatchObject({ id: message.id, error: { code: -32000 } });
+    probe.release.open();
+    expect((await busy).status).toBe(200);
+  });
+
+  it('overloadRetryAfter must be a positive integer (1 is the smallest)', () => {
+    expect(resolveHttpOptions({ overloadRetryAfter: 1 }).overloadRetryAfter).toBe(1);
+    expect(resolveHttpOptions({}).overloadRetryAfter).toBeUndefined();
+    for (const bad of [0, -1, 1.5, '1'])
+      expect(() => resolveHttpOptions({ overloadRetryAfter: bad as number })).toThrow(
+        /overloadRetryAfter must be a positive integer/,
+      );
   });
 
   it('a request past its deadline gets -32001', async () => {

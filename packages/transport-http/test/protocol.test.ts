@@ -137,16 +137,30 @@ describe('2026-07-28 over the listener: one test per status and code', () => {
     );
   });
 
-  it('503 -32000 when the executor is full', async () => {
+  it.each([
+    [200, undefined],
+    [503, 2],
+  ])('%i -32000 when the executor is full (overloadRetryAfter: %s)', async (status, overloadRetryAfter) => {
     const probe = newProbe();
-    const server = await listen({ runtime: testServer(probe), port: 0, maxConcurrency: 1, maxQueue: 0 });
+    const server = await listen({
+      runtime: testServer(probe),
+      port: 0,
+      maxConcurrency: 1,
+      maxQueue: 0,
+      ...(overloadRetryAfter === undefined ? {} : { overloadRetryAfter }),
+    });
     try {
       const busy = post(server.url(), modern('tools/call', { name: 'wait' }));
       await new Promise<void>((resolve) => {
         const check = async () => {
           const response = await post(server.url(), modern('tools/list'));
-          if (response.status === 503) {
-            expect((await response.json()).error.code).toBe(-32000);
+          const body = await response.json();
+          if (body.error) {
+            expect(body.error.code).toBe(-32000);
+            expect(response.status).toBe(status);
+            expect(response.headers.get('retry-after')).toBe(
+              overloadRetryAfter === undefined ? null : String(overloadRetryAfter),
+            );
             resolve();
           } else setImmediate(check);
         };

@@ -26,7 +26,11 @@ export interface ErrorCodeRow {
   readonly code: ErrorCodeValue;
   readonly name: ErrorCodeName;
   readonly message: string;
-  /** Status of a Streamable HTTP response whose body is this error (200 when the error is a normal result). */
+  /**
+   * Status of a 2026-07-28 Streamable HTTP response whose body is this error. That transport names
+   * 400, 404 (-32601) and the edge statuses only; every other error is a 200 with the JSON-RPC body,
+   * the only status the official clients read an error from besides 400.
+   */
   readonly httpStatus: number;
 }
 
@@ -39,8 +43,8 @@ export const ERROR_TABLE: Readonly<Record<ErrorCodeValue, ErrorCodeRow>> = Objec
   [ErrorCode.InvalidRequest]: row('InvalidRequest', 'Invalid request', 400),
   [ErrorCode.MethodNotFound]: row('MethodNotFound', 'Method not found', 404),
   [ErrorCode.InvalidParams]: row('InvalidParams', 'Invalid params', 200),
-  [ErrorCode.InternalError]: row('InternalError', 'Internal error', 500),
-  [ErrorCode.ServerOverloaded]: row('ServerOverloaded', 'Server overloaded', 503),
+  [ErrorCode.InternalError]: row('InternalError', 'Internal error', 200),
+  [ErrorCode.ServerOverloaded]: row('ServerOverloaded', 'Server overloaded', 200),
   [ErrorCode.RequestTimeout]: row('RequestTimeout', 'Request timed out', 200),
   [ErrorCode.ResourceNotFoundLegacy]: row('ResourceNotFoundLegacy', 'Resource not found', 200),
   [ErrorCode.HeaderMismatch]: row('HeaderMismatch', 'Header mismatch', 400),

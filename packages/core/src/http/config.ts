@@ -34,10 +34,16 @@ export interface HttpOptions {
   executor?: Executor;
   /** For the default executor: requests running at once (default 64). */
   maxConcurrency?: number;
-  /** For the default executor: requests waiting for a slot (default 256); more get 503. */
+  /** For the default executor: requests waiting for a slot (default 256); more get -32000. */
   maxQueue?: number;
   /** For the default executor: open subscription streams (default 256); more get 503. */
   maxSubscriptions?: number;
+  /**
+   * Seconds of `Retry-After` on a 503 for a request the executor refuses (full or shutting down),
+   * for load balancers that route on status. Default: off, and the refusal is a 200 carrying
+   * -32000, the only form the official clients read the error from.
+   */
+  overloadRetryAfter?: number;
   /** Sessions of the initialize-based revisions. Default: a `MemorySessionStore` with the two options below. */
   sessionStore?: SessionStore;
   /** For the default store: sessions held, least recently used evicted first. Default 10,000. */
@@ -67,6 +73,8 @@ export interface HttpConfig {
   readonly maxBodyBytes: number;
   readonly requestTimeout: number | undefined;
   readonly executor: Executor;
+  /** Seconds of `Retry-After` on the 503 of an executor refusal; undefined: a 200 with -32000. */
+  readonly overloadRetryAfter: number | undefined;
   readonly sessions: SessionStore;
   readonly local: LocalSessions;
   /** The 2026-07-28 requests running per cancellation scope (`HttpRequest.cancellationScope`). */
@@ -156,6 +164,10 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
     // undefined: the executor's own deadline; 0 disables it (the executor's rule).
     requestTimeout,
     executor,
+    overloadRetryAfter:
+      options.overloadRetryAfter === undefined
+        ? undefined
+        : positiveInteger('overloadRetryAfter', options.overloadRetryAfter, 1),
     sessions:
       options.sessionStore ??
       new MemorySessionStore({
@@ -184,6 +196,7 @@ export const HTTP_OPTION_NAMES: readonly (keyof HttpOptions)[] = [
   'maxConcurrency',
   'maxQueue',
   'maxSubscriptions',
+  'overloadRetryAfter',
   'sessionStore',
   'maxSessions',
   'sessionIdleTimeout',

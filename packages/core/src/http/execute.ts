@@ -30,8 +30,9 @@ type Of<K extends Work['kind']> = Extract<Work, { kind: K }>;
  * the request streams notifications before its result (decided by the first message) or opens a
  * subscription, 202 for notifications and client responses, 204 for DELETE.
  *
- * Requests run through the executor with the request's deadline; overload is 503 (-32000), a
- * deadline -32001. On 2026-07-28 the request's `signal` (a disconnect) aborts the handler. On the
+ * Requests run through the executor with the request's deadline; overload is -32000 (a 200, or
+ * 503 with `Retry-After` when `overloadRetryAfter` is set), a deadline -32001. A subscription
+ * stream over `maxSubscriptions` is 503. On 2026-07-28 the request's `signal` (a disconnect) aborts the handler. On the
  * initialize-based revisions a disconnect is not a cancellation (their transport spec says so):
  * the handler runs to its end or its deadline and its answer is dropped; `notifications/cancelled`
  * or DELETE of the session stops it.
@@ -78,7 +79,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
   if (message.method === 'subscriptions/listen') {
     slot = config.executor.acquireSubscription();
     if (slot === null) {
-      return overloaded(id, 'Too many open subscriptions: try again later');
+      return tooManyStreams(id, 'Too many open subscriptions: try again later');
     }
   }
   const context = baseContext(request, work);
@@ -107,7 +108,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
     first = await Promise.race([settled, streamed]);
   } catch (error) {
     slot?.release();
-    return failure(error, id);
+    return failure(config, error, id);
   }
 
   if (!(first instanceof MessageStream)) {
@@ -115,7 +116,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
       if (!slot) slot = config.executor.acquireSubscription();
       if (!slot) {
         first.subscription.close();
-        return overloaded(id, 'Too many open subscriptions: try again later');
+        return tooManyStreams(id, 'Too many open subscriptions: try again later');
       }
       return serveSubscription(config, request, first.subscription, slot);
     }
@@ -204,7 +205,7 @@ async function runLegacyRequest(
   );
   const messages = relay[Symbol.asyncIterator]();
   const head = await messages.next();
-  if (head.done) return refused === undefined ? emptyStream() : failure(refused, id);
+  if (head.done) return refused === undefined ? emptyStream() : failure(config, refused, id);
   if (isResponse(head.value)) return jsonResponse(200, head.value);
   return {
     status: 200,
@@ -275,7 +276,7 @@ async function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>):
       config.requestTimeout === undefined ? {} : { timeout: config.requestTimeout },
     );
   } catch (error) {
-    return failure(error, work.message.id);
+    return failure(config, error, work.message.id);
   }
   if (outcome.type !== 'response') return emptyResponse(202);
   if (!outcome.session) return jsonResponse(statusOf(outcome.message, true), outcome.message);
@@ -360,7 +361,7 @@ async function storeSession(config: HttpConfig, id: string, session: Session): P
 function runListen(prepared: PreparedRequest, work: Of<'listen'>): HttpResponse {
   const { runtime, config, request } = prepared;
   const slot = config.executor.acquireSubscription();
-  if (!slot) return overloaded(null, 'Too many open streams: try again later');
+  if (!slot) return tooManyStreams(null, 'Too many open streams: try again later');
   const stream = config.local.openStream(work.session.id, work.session.session, runtime);
   return serveHeldStream(config, request, stream, slot);
 }
@@ -394,10 +395,27 @@ export function requestKey(id: RequestId): string {
   return encodeJson(id);
 }
 
-function overloaded(id: RequestId | null, message: string): HttpResponse {
+/**
+ * An open stream refused over `maxSubscriptions`: 503 with `Retry-After`, as the reference design
+ * says (a held stream is capacity a load balancer can find elsewhere).
+ */
+function tooManyStreams(id: RequestId | null, message: string): HttpResponse {
   return {
     ...errorHttpResponse(503, id, ErrorCode.ServerOverloaded, message),
     headers: { ...JSON_HEADERS, 'retry-after': '1' },
+  };
+}
+
+/**
+ * A request the executor refused: -32000 in a 200, which the official clients read; a 503 with
+ * `Retry-After` only when the host asked for it (`overloadRetryAfter`).
+ */
+function overloaded(config: HttpConfig, id: RequestId | null, message: string): HttpResponse {
+  const retryAfter = config.overloadRetryAfter;
+  if (retryAfter === undefined) return errorHttpResponse(200, id, ErrorCode.ServerOverloaded, message);
+  return {
+    ...errorHttpResponse(503, id, ErrorCode.ServerOverloaded, message),
+    headers: { ...JSON_HEADERS, 'retry-after': String(retryAfter) },
   };
 }
 
@@ -409,14 +427,14 @@ function emptyStream(): HttpStreamResponse {
   return { status: 200, headers: SSE_HEADERS, stream: (async function* () {})() };
 }
 
-/** How an executor refusal reaches the client. */
-function failure(error: unknown, id: RequestId | null): HttpResponse {
+/** How an executor refusal reaches the client: a 200 with the JSON-RPC error, as every error but the edge's. */
+function failure(config: HttpConfig, error: unknown, id: RequestId | null): HttpResponse {
   if (ExecutorError.is(error)) {
     switch (error.code) {
       case 'SNODO_ERR_OVERLOADED':
-        return overloaded(id, 'Server overloaded: try again later');
+        return overloaded(config, id, 'Server overloaded: try again later');
       case 'SNODO_ERR_EXECUTOR_CLOSED':
-        return overloaded(id, 'Server is shutting down');
+        return overloaded(config, id, 'Server is shutting down');
       case 'SNODO_ERR_REQUEST_TIMEOUT':
         return id === null
           ? errorHttpResponse(200, null, ErrorCode.RequestTimeout, 'Request timed out')
@@ -426,5 +444,5 @@ function failure(error: unknown, id: RequestId | null): HttpResponse {
         return emptyStream();
     }
   }
-  return errorHttpResponse(500, id, ErrorCode.InternalError, 'Internal error');
+  return errorHttpResponse(200, id, ErrorCode.InternalError, 'Internal error');
 }
