@@ -87,17 +87,6 @@ describe('tools on 2026-07-28', () => {
     expect(response.error.message).toContain('nope');
   });
 
-  it('refuses invalid arguments with -32602 naming the failing path (zod and JSON Schema)', async () => {
-    const zodCall = await run(runtime, modern('tools/call', { name: 'echo', arguments: { text: 7 } }));
-    expect(zodCall.response.error.code).toBe(ErrorCode.InvalidParams);
-    expect(zodCall.response.error.data.issues[0].path).toBe('/text');
-    const jsonCall = await run(runtime, modern('tools/call', { name: 'add', arguments: { a: 1, b: 'x' } }));
-    expect(jsonCall.response.error.code).toBe(ErrorCode.InvalidParams);
-    expect(jsonCall.response.error.data.issues.map((i: { path: string }) => i.path)).toContain('/b');
-    const notObject = await run(runtime, modern('tools/call', { name: 'add', arguments: [1, 2] }));
-    expect(notObject.response.error.code).toBe(ErrorCode.InvalidParams);
-  });
-
   it('turns a thrown handler error into an isError result', async () => {
     const failing = createServer({
       name: 'f',
@@ -337,6 +326,58 @@ describe('tools on the initialize-based revisions', () => {
         expect(call.response.result.structuredContent).toEqual({ sum: 3 });
       }
       expect(call.response.result.content).toEqual([{ type: 'text', text: '{"sum":3}' }]);
+    },
+  );
+});
+
+describe('arguments that fail the input schema (SEP-1303 from 2025-11-25 on)', () => {
+  /** Runs one message at `version`: statelessly on 2026-07-28, in a fresh session before. */
+  async function call(version: string, params: Record<string, unknown>) {
+    const runtime = demoServer();
+    if (version === MODERN) return (await run(runtime, modern('tools/call', params))).response;
+    const init = await run(runtime, initialize(version));
+    const session = (init.outcome as { session: any }).session;
+    return (await run(runtime, legacy('tools/call', params), { session })).response;
+  }
+
+  it.each([MODERN, '2025-11-25'])(
+    '%s: an isError result whose text names each failing path (zod and JSON Schema)',
+    async (version) => {
+      const zod = await call(version, { name: 'echo', arguments: { text: 7 } });
+      expect(zod.error).toBeUndefined();
+      expect(zod.result.isError).toBe(true);
+      expect(zod.result.content).toHaveLength(1);
+      expect(zod.result.content[0].type).toBe('text');
+      expect(zod.result.content[0].text).toMatch(/^Invalid arguments for tool "echo": \/text: /);
+      const json = await call(version, { name: 'add', arguments: { a: 'x', b: 'y' } });
+      expect(json.result.isError).toBe(true);
+      expect(json.result.content[0].text).toContain('/a: ');
+      expect(json.result.content[0].text).toContain('/b: ');
+      // An isError result carries no structuredContent, even for a tool with an outputSchema.
+      expect(json.result.structuredContent).toBeUndefined();
+    },
+  );
+
+  it.each(['2025-06-18', '2025-03-26'])(
+    '%s: -32602 with data.issues[].path, as that revision lists invalid arguments',
+    async (version) => {
+      const zod = await call(version, { name: 'echo', arguments: { text: 7 } });
+      expect(zod.error.code).toBe(ErrorCode.InvalidParams);
+      expect(zod.error.data.issues[0].path).toBe('/text');
+      const json = await call(version, { name: 'add', arguments: { a: 1, b: 'x' } });
+      expect(json.error.code).toBe(ErrorCode.InvalidParams);
+      expect(json.error.data.issues.map((i: { path: string }) => i.path)).toContain('/b');
+    },
+  );
+
+  it.each([MODERN, '2025-11-25', '2025-06-18', '2025-03-26'])(
+    '%s: an unknown tool and arguments that are not an object stay -32602',
+    async (version) => {
+      expect((await call(version, { name: 'nope', arguments: {} })).error.code).toBe(ErrorCode.InvalidParams);
+      expect((await call(version, { name: 'add', arguments: [1, 2] })).error.code).toBe(
+        ErrorCode.InvalidParams,
+      );
+      expect((await call(version, { name: 42 })).error.code).toBe(ErrorCode.InvalidParams);
     },
   );
 });

@@ -12,6 +12,8 @@ export interface MethodSpec {
   readonly inputRequired?: boolean;
 }
 
+export type ToolArgumentFailure = 'tool-error' | 'protocol-error';
+
 /** The three outcomes of asking a revision about a method. */
 export type MethodClass = 'ok' | 'absent' | 'invalid';
 
@@ -34,6 +36,12 @@ export interface Dialect {
   readonly batches: boolean;
   /** The server-to-client requests a handler may make on this revision (2025-03-26 has no elicitation). */
   readonly inputMethods: ReadonlySet<string>;
+  /**
+   * How `tools/call` answers arguments that fail the tool's input schema: a `CallToolResult` with
+   * `isError: true` and the validation message as text, which a model can read and retry on
+   * (SEP-1303, 2025-11-25 on), or the protocol error -32602 (2025-06-18 and 2025-03-26).
+   */
+  readonly invalidToolArguments: ToolArgumentFailure;
   readonly methods: ReadonlyMap<string, MethodSpec>;
   classify(method: string, kind: 'request' | 'notification'): MethodClass;
   /** Shapes a neutral result of `method` for this wire. Never mutates its input. */

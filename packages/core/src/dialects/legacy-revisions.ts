@@ -7,6 +7,7 @@ export const rev20250326: Dialect = legacyDialect({
   version: '2025-03-26',
   batches: true,
   inputMethods: new Set(['sampling/createMessage', 'roots/list']),
+  invalidToolArguments: 'protocol-error',
   structuredContent: false,
   resourceLinks: false,
   keys: {
@@ -27,6 +28,7 @@ export const rev20250326: Dialect = legacyDialect({
 export const rev20250618: Dialect = legacyDialect({
   version: '2025-06-18',
   batches: false,
+  invalidToolArguments: 'protocol-error',
   structuredContent: true,
   resourceLinks: true,
   keys: {
@@ -39,10 +41,14 @@ export const rev20250618: Dialect = legacyDialect({
   },
 });
 
-/** 2025-11-25: adds icons and richer implementation info; its tasks feature is not served. */
+/**
+ * 2025-11-25: adds icons and richer implementation info, and answers invalid tool arguments as a
+ * tool execution error (SEP-1303); its tasks feature is not served.
+ */
 export const rev20251125: Dialect = legacyDialect({
   version: '2025-11-25',
   batches: false,
+  invalidToolArguments: 'tool-error',
   structuredContent: true,
   resourceLinks: true,
   keys: {},

@@ -1,6 +1,13 @@
 import { ErrorCode } from '../errors/codes.js';
 import type { ProtocolVersion } from '../protocol/types.js';
-import { ALL_INPUT_METHODS, classifyWith, type Dialect, errorObject, type MethodSpec } from './dialect.js';
+import {
+  ALL_INPUT_METHODS,
+  classifyWith,
+  type Dialect,
+  errorObject,
+  type MethodSpec,
+  type ToolArgumentFailure,
+} from './dialect.js';
 import { type KeyTable, project, projectAll } from './projection.js';
 
 const request: MethodSpec = { kind: 'request' };
@@ -31,6 +38,8 @@ export interface LegacyProfile {
   readonly batches: boolean;
   /** Server-to-client requests the revision has; every one when left out. */
   readonly inputMethods?: ReadonlySet<string>;
+  /** How arguments failing a tool's input schema are answered (SEP-1303 from 2025-11-25 on). */
+  readonly invalidToolArguments: ToolArgumentFailure;
   /** `structuredContent` exists (2025-06-18 on), and must then be a JSON object. */
   readonly structuredContent: boolean;
   /** `resource_link` content blocks exist (2025-06-18 on); before, links become text. */
@@ -89,6 +98,7 @@ export function legacyDialect(profile: LegacyProfile): Dialect {
     era: 'legacy',
     batches: profile.batches,
     inputMethods: profile.inputMethods ?? ALL_INPUT_METHODS,
+    invalidToolArguments: profile.invalidToolArguments,
     methods: LEGACY_METHODS,
     classify: (method, kind) => classifyWith(LEGACY_METHODS, method, kind),
     shapeResult(method, result) {

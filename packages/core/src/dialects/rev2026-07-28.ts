@@ -26,6 +26,7 @@ export const rev20260728: Dialect = Object.freeze({
   era: 'modern',
   batches: false,
   inputMethods: ALL_INPUT_METHODS,
+  invalidToolArguments: 'tool-error',
   methods: METHODS,
   classify: (method, kind) => classifyWith(METHODS, method, kind),
   shapeResult(method, result, shaping) {

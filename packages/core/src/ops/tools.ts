@@ -37,12 +37,10 @@ export async function callTool(call: OperationCall): Promise<Record<string, unkn
   }
   const validation = await tool.input.validate(args);
   if (!validation.ok) {
-    throw ProtocolError.invalidParams(
-      `Invalid arguments for tool "${name}": ${describe(validation.issues)}`,
-      {
-        issues: validation.issues,
-      },
-    );
+    const message = `Invalid arguments for tool "${name}": ${describe(validation.issues)}`;
+    if (call.selection.dialect.invalidToolArguments === 'tool-error')
+      return { content: [{ type: 'text', text: message }], isError: true };
+    throw ProtocolError.invalidParams(message, { issues: validation.issues });
   }
   let result: Record<string, unknown>;
   try {
@@ -71,9 +69,11 @@ export async function callTool(call: OperationCall): Promise<Record<string, unkn
   return result;
 }
 
+/** The first five issues as `path: message`, then how many more there are. */
 function describe(issues: SchemaIssue[]): string {
-  return issues
+  const shown = issues
     .slice(0, 5)
     .map((issue) => `${issue.path || '/'}: ${issue.message}`)
     .join('; ');
+  return issues.length > 5 ? `${shown}; and ${issues.length - 5} more` : shown;
 }
