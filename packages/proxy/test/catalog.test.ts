@@ -139,8 +139,13 @@ describe('the merged catalog of the demo server and server-everything', () => {
     expect((await rpcError(client.callTool('echo', { text: 'x' }))).code).toBe(-32602);
     const prompt = await rpcError(client.getPrompt('ev.nope'));
     expect([prompt.code, prompt.message]).toEqual([-32602, 'Unknown prompt: ev.nope']);
-    // The backend's own errors come through as they are.
-    expect((await rpcError(client.callTool('demo.add', { a: 'x' }))).code).toBe(-32602);
+    // The backend's own answers come through as they are: on 2026-07-28 invalid arguments are a
+    // tool execution error naming the failing paths (SEP-1303).
+    const invalid = await client.callTool('demo.add', { a: 'x' });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.content).toEqual([
+      { type: 'text', text: expect.stringMatching(/^Invalid arguments for tool "add": .*\/a: /) },
+    ]);
   });
 
   it('rewrites resource links in tool results and embedded resources in prompt messages', async () => {
