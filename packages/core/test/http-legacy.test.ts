@@ -115,18 +115,17 @@ describe.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
       expect(answer.status).toBe(202);
     });
 
-    it('a MCP-Protocol-Version other than the session’s gets 400', async () => {
+    it('a MCP-Protocol-Version naming no revision served gets 400 -32022', async () => {
       const options = {};
       const { headers } = await open(runtime, options, version);
-      const other = version === '2025-06-18' ? '2025-11-25' : '2025-06-18';
       const answer = await post(
         runtime,
         request('tools/list'),
-        { ...headers, 'mcp-protocol-version': other },
+        { ...headers, 'mcp-protocol-version': '1999-01-01' },
         options,
       );
       expect(answer.status).toBe(400);
-      expect(answer.body.error.code).toBe(-32020);
+      expect(answer.body.error.code).toBe(-32022);
     });
 
     it('GET with the session but without Accept: text/event-stream is 406', async () => {
@@ -172,22 +171,49 @@ describe('MCP-Protocol-Version after initialize', () => {
   );
 
   it.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
-    'present on %s and naming another revision (or none we know): 400 -32020, on POST, GET and DELETE',
+    'present on %s and naming another served revision: still the session’s revision (conformance 0.1.16 sends 2025-03-26)',
     async (version) => {
       const options = {};
       const { headers } = await open(runtime, options, version);
+      for (const other of ['2025-11-25', '2025-06-18', '2025-03-26'].filter((v) => v !== version)) {
+        const answer = await post(
+          runtime,
+          request('tools/call', { name: 'revision' }),
+          { ...headers, 'mcp-protocol-version': other },
+          options,
+        );
+        expect(answer.status).toBe(200);
+        expect(revisionOf(answer)).toBe(version);
+      }
+    },
+  );
+
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
+    'present on %s and naming no revision served here: 400 -32022 {supported, requested}, on POST, GET and DELETE',
+    async (version) => {
+      const options = {};
+      const only = createServer({
+        name: 'only',
+        version: '1.0.0',
+        protocolVersions: [version as '2025-11-25'],
+        tools: [tool({ name: 'revision', handler: (_args, context) => context.protocolVersion })],
+      });
+      const { headers } = await open(only, options, version);
       for (const other of [version === '2025-06-18' ? '2025-11-25' : '2025-06-18', 'not-a-version']) {
         const wrong = { ...headers, 'mcp-protocol-version': other };
-        const answer = await post(runtime, request('tools/call', { name: 'revision' }), wrong, options);
+        const answer = await post(only, request('tools/call', { name: 'revision' }), wrong, options);
         expect(answer.status).toBe(400);
-        expect(answer.body.error.code).toBe(-32020);
+        expect(answer.body.error).toMatchObject({
+          code: -32022,
+          data: { supported: [version], requested: other },
+        });
         const streamHeaders = { ...wrong, accept: 'text/event-stream' };
         for (const method of ['GET', 'DELETE']) {
           const refused = await read(
-            await handle(runtime, httpRequest({ method, headers: streamHeaders }), options),
+            await handle(only, httpRequest({ method, headers: streamHeaders }), options),
           );
           expect(refused.status).toBe(400);
-          expect(refused.body.error.code).toBe(-32020);
+          expect(refused.body.error.code).toBe(-32022);
         }
       }
     },

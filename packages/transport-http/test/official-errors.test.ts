@@ -280,7 +280,8 @@ describe.each(CASES)('JSON-RPC errors reach the official clients on $version', (
         }
       });
 
-      it('MCP-Protocol-Version unlike the session is 400 (the transport spec): an HTTP error whose body holds -32020', async () => {
+      it('MCP-Protocol-Version naming a revision this server does not serve is 400 (the transport spec): an HTTP error whose body holds -32022', async () => {
+        // The server serves only `version`, so any other revision is unsupported here.
         const other = version === '2025-06-18' ? '2025-11-25' : '2025-06-18';
         let armed = false;
         const wrongVersion: (f: Fetch) => Fetch = (f) => (input, init) => {
@@ -294,7 +295,7 @@ describe.each(CASES)('JSON-RPC errors reach the official clients on $version', (
         try {
           const error = await failure(peer.callTool('echo', { text: 'x' }));
           expect(error.httpStatus).toBe(400);
-          expect(error.text).toContain('-32020');
+          expect(error.text).toContain('-32022');
         } finally {
           armed = false;
           await peer.close();

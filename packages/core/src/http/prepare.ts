@@ -6,7 +6,7 @@ import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { RequestId } from '../json/int.js';
 import { type DecodedSingle, decodeMessage } from '../jsonrpc/decode.js';
-import { META } from '../protocol/types.js';
+import { META, type ProtocolVersion } from '../protocol/types.js';
 import type { Runtime } from '../router/runtime.js';
 import { configFor, type HttpConfig, type HttpOptions } from './config.js';
 import {
@@ -100,7 +100,7 @@ export async function prepare(
     if (id === undefined) return { response: methodNotAllowed(runtime) };
     const found = await findSession(config, id);
     if ('response' in found) return found;
-    const versionProblem = legacyVersionProblem(found.session, headerVersion);
+    const versionProblem = legacyVersionProblem(runtime, headerVersion);
     if (versionProblem) return { response: versionProblem };
     return done({ kind: 'delete', session: found.session });
   }
@@ -121,7 +121,7 @@ export async function prepare(
     }
     const found = await findSession(config, id);
     if ('response' in found) return found;
-    const versionProblem = legacyVersionProblem(found.session, headerVersion);
+    const versionProblem = legacyVersionProblem(runtime, headerVersion);
     if (versionProblem) return { response: versionProblem };
     return done({ kind: 'listen', session: found.session });
   }
@@ -166,7 +166,7 @@ export async function prepare(
       return { response: badRequest(null, 'JSON-RPC batches are not accepted on 2026-07-28') };
     const found = await sessionOf(config, request);
     if ('response' in found) return found;
-    const versionProblem = legacyVersionProblem(found.session, headerVersion);
+    const versionProblem = legacyVersionProblem(runtime, headerVersion);
     if (versionProblem) return { response: versionProblem };
     if (dialectFor(found.session.session.protocolVersion)?.batches !== true) {
       return {
@@ -205,7 +205,7 @@ export async function prepare(
     }
     const found = await sessionOf(config, request);
     if ('response' in found) return found;
-    const versionProblem = legacyVersionProblem(found.session, headerVersion);
+    const versionProblem = legacyVersionProblem(runtime, headerVersion);
     if (versionProblem) return { response: versionProblem };
     return done({ kind: 'notification', message: decoded, session: found.session, headerVersion });
   }
@@ -220,7 +220,7 @@ export async function prepare(
   if (method === 'initialize') return done({ kind: 'initialize', message: decoded });
   const found = await sessionOf(config, request, id);
   if ('response' in found) return found;
-  const versionProblem = legacyVersionProblem(found.session, headerVersion, id);
+  const versionProblem = legacyVersionProblem(runtime, headerVersion, id);
   if (versionProblem) return { response: versionProblem };
   return done({ kind: 'request', message: decoded, modern: false, session: found.session, headerVersion });
 }
@@ -346,21 +346,29 @@ async function findSession(
 }
 
 /**
- * `MCP-Protocol-Version` inside an initialize-based session. Present, it must name the session's
- * revision (2025-06-18 transport: "invalid or unsupported" is 400). Absent, the request is served
- * at the session's revision: the spec's fallback to 2025-03-26 applies only when the server has
- * "no other way to identify the version", and the revision negotiated at initialize is one. (A
- * 2025-03-26 client never sends the header.)
+ * `MCP-Protocol-Version` inside an initialize-based session, by the 2025-06-18 transport's text:
+ * a version the server does not serve (or not a version at all) is "invalid or unsupported", 400;
+ * any other value, or none, is served at the session's revision. The spec's fallback to 2025-03-26
+ * for an absent header applies only when the server has "no other way to identify the version",
+ * and the revision negotiated at initialize is one; a served revision unlike the negotiated one is
+ * neither invalid nor unsupported, and the session decides (the official SDK servers do the same,
+ * and conformance 0.1.16 sends `2025-03-26` inside a 2025-11-25 session). A 2025-03-26 client
+ * never sends the header.
  */
 function legacyVersionProblem(
-  session: SessionRef,
+  runtime: Runtime,
   headerVersion: string | undefined,
   id: RequestId | null = null,
 ): HttpJsonResponse | undefined {
-  if (headerVersion === undefined || headerVersion === session.session.protocolVersion) return undefined;
-  return mismatch(
+  if (headerVersion === undefined || runtime.legacyVersions.includes(headerVersion as ProtocolVersion))
+    return undefined;
+  const error = ProtocolError.unsupportedVersion(headerVersion, runtime.legacyVersions);
+  return errorHttpResponse(
+    400,
     id,
-    `MCP-Protocol-Version header is "${headerVersion}", but the session uses ${session.session.protocolVersion}`,
+    error.code,
+    `MCP-Protocol-Version header "${headerVersion}" is not a revision this session can use`,
+    error.data,
   );
 }
 
