@@ -370,6 +370,27 @@ describe('arguments that fail the input schema (SEP-1303 from 2025-11-25 on)', (
     },
   );
 
+  it('-32602 reports at most 20 issues (20 failing properties: 20, 21: 20)', async () => {
+    for (const failing of [20, 21]) {
+      const properties = Object.fromEntries(
+        Array.from({ length: failing }, (_, i) => [`p${i}`, { type: 'string' }]),
+      );
+      const runtime = createServer({
+        name: 'many',
+        version: '1',
+        tools: [{ name: 'many', inputSchema: { type: 'object', properties }, handler: () => 'ok' }],
+      });
+      const init = await run(runtime, initialize('2025-06-18'));
+      const session = (init.outcome as { session: any }).session;
+      const args = Object.fromEntries(Object.keys(properties).map((key) => [key, 1]));
+      const { response } = await run(runtime, legacy('tools/call', { name: 'many', arguments: args }), {
+        session,
+      });
+      expect(response.error.data.issues).toHaveLength(20);
+      expect(response.error.message).toMatch(new RegExp(`; and ${failing - 5} more$`));
+    }
+  });
+
   it.each([MODERN, '2025-11-25', '2025-06-18', '2025-03-26'])(
     '%s: an unknown tool and arguments that are not an object stay -32602',
     async (version) => {

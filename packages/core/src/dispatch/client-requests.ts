@@ -30,10 +30,7 @@ export function createClientRequests(
   options: { timeout?: number } = {},
 ): ClientRequests {
   const timeout = options.timeout ?? DEFAULT_CLIENT_REQUEST_TIMEOUT;
-  const pending = new Map<
-    string,
-    { settle: (error: Error | undefined, result?: Record<string, unknown>) => void }
-  >();
+  const pending = new Map<string, { settle: (error: Error | undefined, result?: unknown) => void }>();
   let next = 0;
   let closed: string | undefined;
 
@@ -53,12 +50,12 @@ export function createClientRequests(
           cancel('request aborted');
           settle(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
         };
-        const settle = (error: Error | undefined, result?: Record<string, unknown>) => {
+        const settle = (error: Error | undefined, result?: unknown) => {
           if (!pending.delete(id)) return;
           if (timer !== undefined) clearTimeout(timer);
           signal.removeEventListener('abort', onAbort);
           if (error) reject(error);
-          else resolve(result ?? {});
+          else resolve(result);
         };
         pending.set(id, { settle });
         signal.addEventListener('abort', onAbort, { once: true });
@@ -89,13 +86,8 @@ export function createClientRequests(
         entry.settle(
           new ClientRequestError(response.error.code, response.error.message, response.error.data),
         );
-      else {
-        const result = response.result;
-        entry.settle(
-          undefined,
-          typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {},
-        );
-      }
+      // The result goes on as the client sent it: the handler context checks its shape.
+      else entry.settle(undefined, response.result);
       return true;
     },
     close(reason = 'The connection closed') {

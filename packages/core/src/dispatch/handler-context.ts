@@ -6,6 +6,7 @@ import { LOG_LEVELS, type LogLevel } from '../protocol/types.js';
 import type { HandlerContext, InputOptions } from './context.js';
 import type { DispatchContext } from './dispatch.js';
 import { checkRequests, type InputRequest, InputRequiredSignal } from './input.js';
+import { checkAnswer } from './input-answers.js';
 import type { Selection } from './select.js';
 import type { MessageStream } from './stream.js';
 
@@ -58,9 +59,10 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
           options && 'state' in options ? options.state : inputRound.state,
         );
       }
-      return Object.fromEntries(
-        Object.keys(requests).map((key) => [key, inputRound.responses[key] as Record<string, unknown>]),
-      );
+      const answers: Record<string, Record<string, unknown>> = {};
+      for (const [key, request] of Object.entries(requests))
+        answers[key] = await checkAnswer(key, request, inputRound.responses[key], dialect.version);
+      return answers;
     }
     const { channel } = context;
     if (!channel) {
@@ -70,13 +72,11 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
       );
     }
     const entries = await Promise.all(
-      Object.entries(requests).map(
-        async ([key, request]) =>
-          [
-            key,
-            await channel.request(request.method, request.params, { signal, relatedRequestId: requestId }),
-          ] as const,
-      ),
+      Object.entries(requests).map(async ([key, request]) => {
+        const options = { signal, relatedRequestId: requestId };
+        const answer = await channel.request(request.method, request.params, options);
+        return [key, await checkAnswer(key, request, answer, dialect.version)] as const;
+      }),
     );
     return Object.fromEntries(entries);
   };

@@ -12,15 +12,16 @@ export interface InputRequest {
 
 /**
  * How a transport carries server-initiated requests on the initialize-based revisions. The
- * transport sends the request to the client and resolves with the client's result (or rejects
- * with its error). Transports that cannot carry them pass no channel.
+ * transport sends the request to the client and resolves with the client's result as it came (it
+ * is checked before the handler sees it), or rejects with its error. Transports that cannot carry
+ * them pass no channel.
  */
 export interface ClientRequestChannel {
   request(
     method: string,
     params: Record<string, unknown> | undefined,
     options: { signal: AbortSignal; relatedRequestId: RequestId },
-  ): Promise<Record<string, unknown>>;
+  ): Promise<unknown>;
 }
 
 /** Thrown inside a handler to end this round with `resultType: "input_required"` (2026-07-28). */

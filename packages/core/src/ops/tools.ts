@@ -4,7 +4,7 @@ import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { declaresExtension } from '../router/extension.js';
 import { paginate } from '../router/pagination.js';
-import type { SchemaIssue } from '../router/schema.js';
+import { describeIssues, MAX_REPORTED_ISSUES } from '../router/schema.js';
 import { errorToolResult, normalizeToolResult } from '../router/tool.js';
 import { UI_EXTENSION } from '../router/ui.js';
 
@@ -37,10 +37,10 @@ export async function callTool(call: OperationCall): Promise<Record<string, unkn
   }
   const validation = await tool.input.validate(args);
   if (!validation.ok) {
-    const message = `Invalid arguments for tool "${name}": ${describe(validation.issues)}`;
+    const message = `Invalid arguments for tool "${name}": ${describeIssues(validation.issues)}`;
     if (call.selection.dialect.invalidToolArguments === 'tool-error')
       return { content: [{ type: 'text', text: message }], isError: true };
-    throw ProtocolError.invalidParams(message, { issues: validation.issues });
+    throw ProtocolError.invalidParams(message, { issues: validation.issues.slice(0, MAX_REPORTED_ISSUES) });
   }
   let result: Record<string, unknown>;
   try {
@@ -61,19 +61,10 @@ export async function callTool(call: OperationCall): Promise<Record<string, unkn
     if (!checked.ok) {
       throw new ProtocolError(
         ErrorCode.InternalError,
-        `Tool "${name}" returned structuredContent that does not match its outputSchema: ${describe(checked.issues)}`,
-        { issues: checked.issues },
+        `Tool "${name}" returned structuredContent that does not match its outputSchema: ${describeIssues(checked.issues)}`,
+        { issues: checked.issues.slice(0, MAX_REPORTED_ISSUES) },
       );
     }
   }
   return result;
-}
-
-/** The first five issues as `path: message`, then how many more there are. */
-function describe(issues: SchemaIssue[]): string {
-  const shown = issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path || '/'}: ${issue.message}`)
-    .join('; ');
-  return issues.length > 5 ? `${shown}; and ${issues.length - 5} more` : shown;
 }

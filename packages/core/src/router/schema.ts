@@ -100,8 +100,24 @@ function fromStandard(result: StandardResult): Validation {
   };
 }
 
-function pointer(segments: PropertyKey[]): string {
+/** A JSON Pointer (RFC 6901) of the given path segments. */
+export function pointer(segments: readonly PropertyKey[]): string {
   return segments.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+/**
+ * Issues an error's `data.issues` carries: a report must not grow with the input (a 2 MB array of
+ * wrong values would otherwise answer with tens of MB of issues).
+ */
+export const MAX_REPORTED_ISSUES = 20;
+
+/** The first five issues as `path: message`, then how many more there are: for error messages. */
+export function describeIssues(issues: readonly SchemaIssue[]): string {
+  const shown = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path || '/'}: ${issue.message}`)
+    .join('; ');
+  return issues.length > 5 ? `${shown}; and ${issues.length - 5} more` : shown;
 }
 
 function draftOf(schema: JsonSchemaObject): SchemaDraft {
