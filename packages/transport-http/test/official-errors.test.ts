@@ -71,6 +71,33 @@ async function failure(call: Promise<unknown>): Promise<Seen> {
 
 const anyResult = z.object({}).passthrough();
 
+/** A fetch wrapper that edits each request's headers: the faults the tests inject. */
+function editHeaders(edit: (headers: Headers) => void): (f: Fetch) => Fetch {
+  return (f) => (input, init) => {
+    const headers = new Headers(init?.headers);
+    edit(headers);
+    return f(input, { ...init, headers });
+  };
+}
+
+/** The calls both official clients share, as the tests use them. */
+interface OfficialClient {
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  readResource(params: { uri: string }): Promise<unknown>;
+  request(request: { method: string }, schema: typeof anyResult): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function peerOf(client: OfficialClient): Peer {
+  return {
+    callTool: async (name, args = {}) =>
+      (await client.callTool({ name, arguments: args })) as Record<string, unknown>,
+    readResource: (uri) => client.readResource({ uri }),
+    request: (method) => client.request({ method }, anyResult),
+    close: () => client.close(),
+  };
+}
+
 async function connectPeer(kind: Kind, url: string, version: ProtocolVersion, wrap?: (f: Fetch) => Fetch) {
   const fetchImpl = wrap ? wrap(fetch) : fetch;
   if (kind === 'v2') {
@@ -79,25 +106,27 @@ async function connectPeer(kind: Kind, url: string, version: ProtocolVersion, wr
       version === '2026-07-28' ? { versionNegotiation: { mode: { pin: version } } } : {},
     );
     await client.connect(new V2Transport(new URL(url), { fetch: fetchImpl }));
-    const peer: Peer = {
-      callTool: async (name, args = {}) =>
-        (await client.callTool({ name, arguments: args })) as Record<string, unknown>,
-      readResource: (uri) => client.readResource({ uri }),
-      request: (method) => client.request({ method }, anyResult),
-      close: () => client.close(),
-    };
-    return peer;
+    return peerOf(client);
   }
   const client = new V1Client({ name: 'errors-v1', version: '1.0.0' });
   await client.connect(new V1Transport(new URL(url), { fetch: fetchImpl }));
-  const peer: Peer = {
-    callTool: async (name, args = {}) =>
-      (await client.callTool({ name, arguments: args })) as Record<string, unknown>,
-    readResource: (uri) => client.readResource({ uri }),
-    request: (method) => client.request({ method }, anyResult),
-    close: () => client.close(),
-  };
-  return peer;
+  return peerOf(client);
+}
+
+/** Connects a peer, runs `body` with it, and always closes it. */
+async function withPeer<T>(
+  kind: Kind,
+  url: string,
+  version: ProtocolVersion,
+  body: (peer: Peer) => Promise<T>,
+  wrap?: (f: Fetch) => Fetch,
+): Promise<T> {
+  const peer = await connectPeer(kind, url, version, wrap);
+  try {
+    return await body(peer);
+  } finally {
+    await peer.close();
+  }
 }
 
 let held = gate();
@@ -163,27 +192,21 @@ describe.each(CASES)('JSON-RPC errors reach the official clients on $version', (
 
   describe.each(kinds)('the %s client', (kind) => {
     it('-32602 for an unknown tool, with data', async () => {
-      const peer = await connectPeer(kind, server.url(), version);
-      try {
+      await withPeer(kind, server.url(), version, async (peer) => {
         expect(await failure(peer.callTool('nope'))).toEqual({
           code: -32602,
           data: { name: 'nope' },
         });
-      } finally {
-        await peer.close();
-      }
+      });
     });
 
     it('-32603 from a handler keeps its data (a proxy backend that is down)', async () => {
-      const peer = await connectPeer(kind, server.url(), version);
-      try {
+      await withPeer(kind, server.url(), version, async (peer) => {
         expect(await failure(peer.callTool('broken'))).toEqual({
           code: -32603,
           data: { reason: 'backend_unavailable' },
         });
-      } finally {
-        await peer.close();
-      }
+      });
     });
 
     it('-32000 when the executor is full (200 unless overloadRetryAfter is set)', async () => {
@@ -211,85 +234,68 @@ describe.each(CASES)('JSON-RPC errors reach the official clients on $version', (
     });
 
     it('-32001 past the request deadline', async () => {
-      const peer = await connectPeer(kind, slow.url(), version);
-      try {
+      await withPeer(kind, slow.url(), version, async (peer) => {
         expect((await failure(peer.callTool('hang'))).code).toBe(-32001);
-      } finally {
-        await peer.close();
-      }
+      });
     });
 
     it('-32021 for a tool that needs an undeclared capability, with data.requiredCapabilities', async () => {
-      const peer = await connectPeer(kind, server.url(), version);
-      try {
+      await withPeer(kind, server.url(), version, async (peer) => {
         const error = await failure(peer.callTool('needs-sampling'));
         expect(error.code).toBe(-32021);
         expect(error.data).toMatchObject({ requiredCapabilities: { sampling: {} } });
-      } finally {
-        await peer.close();
-      }
+      });
     });
 
     // The wire carries -32002 before 2026-07-28; the v2 client turns it into its ResourceNotFoundError
     // (-32602, data.uri) on every revision, the 1.x client keeps -32002.
     const notFound = kind === 'v1' ? -32002 : -32602;
     it(`resource not found reaches the ${kind} client as ${notFound} with data.uri`, async () => {
-      const peer = await connectPeer(kind, server.url(), version);
-      try {
+      await withPeer(kind, server.url(), version, async (peer) => {
         expect(await failure(peer.readResource('demo://missing'))).toEqual({
           code: notFound,
           data: { uri: 'demo://missing' },
         });
-      } finally {
-        await peer.close();
-      }
+      });
     });
 
     if (modern) {
       it('-32601 is 404, as the 2026-07-28 transport requires: the v2 client sees an HTTP error whose body holds the code', async () => {
-        const peer = await connectPeer(kind, server.url(), version);
-        try {
+        await withPeer(kind, server.url(), version, async (peer) => {
           const error = await failure(peer.request('nope/nope'));
           expect(error.httpStatus).toBe(404);
           expect(JSON.parse(error.text ?? '').error.code).toBe(-32601);
-        } finally {
-          await peer.close();
-        }
+        });
       });
 
       it('-32020 for a header unlike the body (400), with the code', async () => {
-        const mangleName: (f: Fetch) => Fetch = (f) => (input, init) => {
-          const headers = new Headers(init?.headers);
+        const mangleName = editHeaders((headers) => {
           if (headers.get('mcp-name') === 'echo') headers.set('mcp-name', 'other');
-          return f(input, { ...init, headers });
-        };
-        const peer = await connectPeer(kind, server.url(), version, mangleName);
-        try {
-          expect((await failure(peer.callTool('echo', { text: 'x' }))).code).toBe(-32020);
-        } finally {
-          await peer.close();
-        }
+        });
+        await withPeer(
+          kind,
+          server.url(),
+          version,
+          async (peer) => {
+            expect((await failure(peer.callTool('echo', { text: 'x' }))).code).toBe(-32020);
+          },
+          mangleName,
+        );
       });
     } else {
       it('-32601 for an unknown method', async () => {
-        const peer = await connectPeer(kind, server.url(), version);
-        try {
+        await withPeer(kind, server.url(), version, async (peer) => {
           expect((await failure(peer.request('nope/nope'))).code).toBe(-32601);
-        } finally {
-          await peer.close();
-        }
+        });
       });
 
       it('MCP-Protocol-Version naming a revision this server does not serve is 400 (the transport spec): an HTTP error whose body holds -32022', async () => {
         // The server serves only `version`, so any other revision is unsupported here.
         const other = version === '2025-06-18' ? '2025-11-25' : '2025-06-18';
         let armed = false;
-        const wrongVersion: (f: Fetch) => Fetch = (f) => (input, init) => {
-          if (!armed) return f(input, init);
-          const headers = new Headers(init?.headers);
-          headers.set('mcp-protocol-version', other);
-          return f(input, { ...init, headers });
-        };
+        const wrongVersion = editHeaders((headers) => {
+          if (armed) headers.set('mcp-protocol-version', other);
+        });
         const peer = await connectPeer(kind, server.url(), version, wrongVersion);
         armed = true;
         try {
@@ -303,19 +309,18 @@ describe.each(CASES)('JSON-RPC errors reach the official clients on $version', (
       });
 
       it('a request without MCP-Protocol-Version is served at the session revision', async () => {
-        const dropVersion: (f: Fetch) => Fetch = (f) => (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.delete('mcp-protocol-version');
-          return f(input, { ...init, headers });
-        };
-        const peer = await connectPeer(kind, server.url(), version, dropVersion);
-        try {
-          expect((await peer.callTool('echo', { text: 'hi' })).content).toEqual([
-            { type: 'text', text: 'hi' },
-          ]);
-        } finally {
-          await peer.close();
-        }
+        const dropVersion = editHeaders((headers) => headers.delete('mcp-protocol-version'));
+        await withPeer(
+          kind,
+          server.url(),
+          version,
+          async (peer) => {
+            expect((await peer.callTool('echo', { text: 'hi' })).content).toEqual([
+              { type: 'text', text: 'hi' },
+            ]);
+          },
+          dropVersion,
+        );
       });
     }
   });
