@@ -21,6 +21,13 @@ describe('the error table', () => {
     expect(httpStatusForCode(12345)).toBe(200);
   });
 
+  it('gives only the statuses the 2026-07-28 transport names, and 200: internal error and overload are 200', () => {
+    for (const row of Object.values(ERROR_TABLE)) expect([200, 400, 404]).toContain(row.httpStatus);
+    expect(httpStatusForCode(-32603)).toBe(200);
+    expect(httpStatusForCode(-32000)).toBe(200);
+    expect(httpStatusForCode(-32001)).toBe(200);
+  });
+
   it('the core README lists every code', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     for (const row of Object.values(ERROR_TABLE)) expect(readme).toContain(`\`${row.code}\``);
