@@ -72,6 +72,8 @@ export {
   DEFAULT_SUBSCRIPTION_QUEUE,
   DEFAULT_TTL_MS,
   MAX_COMPLETION_VALUES,
+  MAX_MRTR_KEYS,
+  MIN_MRTR_SECRET_BYTES,
 } from './limits/defaults.js';
 export {
   type CacheHint,
@@ -118,7 +120,7 @@ export type {
   SchemaIssue,
   StandardSchemaLike,
 } from './router/schema.js';
-export { createServer, type ServerDefinition } from './router/server.js';
+export { createServer, type MrtrKey, type ServerDefinition } from './router/server.js';
 export { type Tool, type ToolDefinition, type ToolReturn, tool } from './router/tool.js';
 export {
   sandboxDomain,

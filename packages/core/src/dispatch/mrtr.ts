@@ -39,7 +39,7 @@ export async function runWithInput(
   };
   if (params.requestState !== undefined) {
     const expected = await bind();
-    const verified = await verifyState(await mrtr.key, params.requestState, {
+    const verified = await verifyState(await mrtr.keys, params.requestState, {
       method,
       ...expected,
       now: Date.now(),
@@ -67,7 +67,7 @@ export async function runWithInput(
       );
     }
     const expected = await bind();
-    const requestState = await signState(await mrtr.key, {
+    const requestState = await signState(await mrtr.keys, {
       v: 1,
       m: method,
       d: expected.digest,

@@ -1,8 +1,12 @@
 import { JsonInt } from '../json/int.js';
 
 /**
- * MRTR `requestState`, integrity-protected: `base64url(payload) "." base64url(HMAC-SHA-256(key, payload))`.
- * The payload binds the state to the method, a digest of the original params (without `_meta`,
+ * MRTR `requestState`, integrity-protected:
+ *
+ *   name "." base64url(payload) "." base64url(HMAC-SHA-256(key, name "." base64url(payload)))
+ *
+ * `name` is the keyring key that signed it, so a verifier picks that key at once and a state
+ * signed by a key it does not hold is refused by name. The payload binds the state to the method, a digest of the original params (without `_meta`,
  * `inputResponses` and `requestState`), the principal and an expiry, and carries the input
  * responses gathered in earlier rounds plus the handler's own state. It is signed, not encrypted:
  * it holds only what the client itself sent or may see.
@@ -36,43 +40,68 @@ export interface StateKey {
   readonly algorithm: { readonly name: string };
 }
 
-export function randomKey(): Promise<StateKey> {
-  const secret = crypto.getRandomValues(new Uint8Array(32));
-  return importKey(secret);
+/** A keyring's key names: what a state carries in clear, so nothing that needs escaping. */
+export const KEY_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The MRTR keyring: `signing` (the first key) signs every new state; every key verifies, so a
+ * cluster rotating its key accepts the states of instances not yet rotated. Names are unique.
+ */
+export interface StateKeyring {
+  readonly signing: string;
+  readonly keys: ReadonlyMap<string, StateKey>;
 }
 
-export function importKey(secret: Uint8Array): Promise<StateKey> {
+/** A one-key ring with a fresh random key: right for one process, never for a cluster. */
+export async function randomKeyring(): Promise<StateKeyring> {
+  return importKeyring([{ name: 'random', secret: crypto.getRandomValues(new Uint8Array(32)) }]);
+}
+
+/** Imports validated entries (names unique, secrets long enough) in order: the first signs. */
+export async function importKeyring(
+  entries: readonly { name: string; secret: Uint8Array }[],
+): Promise<StateKeyring> {
+  const keys = new Map<string, StateKey>();
+  for (const { name, secret } of entries) keys.set(name, await importKey(secret));
+  return { signing: (entries[0] as { name: string }).name, keys };
+}
+
+function importKey(secret: Uint8Array): Promise<StateKey> {
   return crypto.subtle.importKey('raw', secret as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, [
     'sign',
     'verify',
   ]);
 }
 
-export async function signState(key: StateKey, payload: StatePayload): Promise<string> {
-  const body = base64url(encoder.encode(canonicalJson(payload)));
-  const mac = await crypto.subtle.sign('HMAC', key as CryptoKey, encoder.encode(body) as BufferSource);
-  return `${body}.${base64url(new Uint8Array(mac))}`;
+export async function signState(ring: StateKeyring, payload: StatePayload): Promise<string> {
+  const signed = `${ring.signing}.${base64url(encoder.encode(canonicalJson(payload)))}`;
+  const key = ring.keys.get(ring.signing) as CryptoKey;
+  const mac = await crypto.subtle.sign('HMAC', key, encoder.encode(signed) as BufferSource);
+  return `${signed}.${base64url(new Uint8Array(mac))}`;
 }
 
 /** Returns the payload, or the reason the state is refused. */
 export async function verifyState(
-  key: StateKey,
+  ring: StateKeyring,
   state: unknown,
   expected: { method: string; digest: string; principal: string; now: number },
 ): Promise<StatePayload | string> {
   if (typeof state !== 'string' || state.length > 1_000_000)
     return 'requestState must be a string this server issued';
-  const dot = state.indexOf('.');
-  if (dot <= 0) return 'requestState is malformed';
-  const body = state.slice(0, dot);
-  const mac = fromBase64url(state.slice(dot + 1));
+  const parts = state.split('.', 4);
+  if (parts.length !== 3) return 'requestState is malformed';
+  const [name, body, macText] = parts as [string, string, string];
+  if (!KEY_NAME.test(name) || body === '') return 'requestState is malformed';
+  const key = ring.keys.get(name);
+  if (key === undefined) return `requestState was signed with key "${name}", which this server does not hold`;
+  const mac = fromBase64url(macText);
   if (
     !mac ||
     !(await crypto.subtle.verify(
       'HMAC',
       key as CryptoKey,
       mac as BufferSource,
-      encoder.encode(body) as BufferSource,
+      encoder.encode(`${name}.${body}`) as BufferSource,
     ))
   ) {
     return 'requestState failed its integrity check';

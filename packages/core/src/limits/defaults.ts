@@ -14,6 +14,10 @@ export const DEFAULT_SUBSCRIPTION_QUEUE = 64;
 export const DEFAULT_REQUEST_STATE_TTL_MS = 600_000;
 /** Input rounds (MRTR or server-initiated requests) one request may take. */
 export const DEFAULT_MAX_INPUT_ROUNDS = 8;
+/** Keys of the MRTR keyring (`mrtr.keys`): enough for a rotation in progress, few enough to try. */
+export const MAX_MRTR_KEYS = 8;
+/** Shortest MRTR secret, in bytes: the HMAC-SHA-256 output size. */
+export const MIN_MRTR_SECRET_BYTES = 32;
 /**
  * Items one JSON-RPC batch (2025-03-26) may hold, notifications included; a longer batch is refused
  * whole with -32600 (HTTP 400) before anything runs. Each item is still admitted by the executor

@@ -2,7 +2,7 @@ import type { Shaping } from '../dialects/dialect.js';
 import type { AuthInfo } from '../dispatch/context.js';
 import type { Operation } from '../dispatch/operation.js';
 import type { OpenedSubscription } from '../dispatch/outcome.js';
-import type { StateKey } from '../dispatch/request-state.js';
+import type { StateKeyring } from '../dispatch/request-state.js';
 import type { Selection } from '../dispatch/select.js';
 import type { RequestId } from '../json/int.js';
 import type { Implementation, ProtocolVersion, ServerCapabilities } from '../protocol/types.js';
@@ -81,8 +81,8 @@ export interface ListenCall {
 }
 
 export interface MrtrConfig {
-  /** HMAC-SHA-256 key of `requestState`. */
-  readonly key: Promise<StateKey>;
+  /** HMAC-SHA-256 keys of `requestState`: the first signs, all verify. */
+  readonly keys: Promise<StateKeyring>;
   readonly stateTtlMs: number;
   /** Most input rounds one request may take before it is refused. */
   readonly maxRounds: number;

@@ -1,5 +1,5 @@
 import { DIALECTS, dialectFor } from '../dialects/registry.js';
-import { importKey, randomKey, type StateKey } from '../dispatch/request-state.js';
+import { importKeyring, KEY_NAME, randomKeyring, type StateKeyring } from '../dispatch/request-state.js';
 import { definitionError } from '../errors/snodo-error.js';
 import {
   DEFAULT_CACHE_SCOPE,
@@ -9,6 +9,8 @@ import {
   DEFAULT_PAGE_SIZE,
   DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_TTL_MS,
+  MAX_MRTR_KEYS,
+  MIN_MRTR_SECRET_BYTES,
 } from '../limits/defaults.js';
 import { nonNegativeInteger, oneOf, positiveInteger } from '../limits/validate.js';
 import { sortByPrecedence } from '../ops/resources.js';
@@ -55,10 +57,18 @@ export interface ServerDefinition {
   /** MRTR `requestState` protection. */
   mrtr?: {
     /**
-     * HMAC key (at least 32 bytes). Default: random per `createServer` call, which is right for
-     * one process; servers behind a load balancer must share one secret.
+     * HMAC key (at least 32 bytes): the one-key ring `[{ name: 'default', secret }]`. Default:
+     * random per `createServer` call, which is right for one process; servers behind a load
+     * balancer must share their keys (this or `keys`).
      */
     secret?: Uint8Array | string;
+    /**
+     * The keyring, 1 to 8 named keys (names `[A-Za-z0-9_-]{1,64}`, unique; secrets at least 32
+     * bytes): the first signs new states, every key verifies. A state carries its key's name. To
+     * rotate with no failed request: add the new key second everywhere, then move it first, then
+     * drop the old one (core README, "Rotating the MRTR key"). Not with `secret`.
+     */
+    keys?: readonly MrtrKey[];
     /** Lifetime of an issued `requestState`; default 600,000 ms. */
     stateTtlMs?: number;
     /** Input rounds one request may take; default 8. */
@@ -76,6 +86,12 @@ export interface ServerDefinition {
   protocolVersions?: ProtocolVersion[];
   /** Declare the `logging` capability (default true): handlers' `log` reaches clients that ask. */
   logging?: boolean;
+}
+
+/** One key of the MRTR keyring (`mrtr.keys`). */
+export interface MrtrKey {
+  readonly name: string;
+  readonly secret: Uint8Array | string;
 }
 
 /** Validates a server definition once and returns the immutable runtime every transport serves. */
@@ -252,19 +268,47 @@ function compileExtensions(definitions: Record<string, ExtensionDefinition> | un
 }
 
 function mrtrConfig(options: ServerDefinition['mrtr']): MrtrConfig {
-  const secret = options?.secret;
-  let key: Promise<StateKey>;
-  if (secret === undefined) key = randomKey();
-  else {
-    const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret;
-    if (!(bytes instanceof Uint8Array) || bytes.length < 32)
-      throw definitionError('mrtr.secret must be at least 32 bytes');
-    key = importKey(bytes);
-  }
-  key.catch(() => undefined);
+  const keys = mrtrKeyring(options);
+  keys.catch(() => undefined);
   return Object.freeze({
-    key,
+    keys,
     stateTtlMs: positiveInteger('mrtr.stateTtlMs', options?.stateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
     maxRounds: positiveInteger('mrtr.maxRounds', options?.maxRounds, DEFAULT_MAX_INPUT_ROUNDS),
   });
+}
+
+/** `mrtr.keys`, or `mrtr.secret` as the one-key ring named "default", or a random key. */
+function mrtrKeyring(options: ServerDefinition['mrtr']): Promise<StateKeyring> {
+  const { secret, keys } = options ?? {};
+  if (secret !== undefined && keys !== undefined) {
+    throw definitionError('mrtr: give secret (one key) or keys (a keyring), not both');
+  }
+  if (secret !== undefined)
+    return importKeyring([{ name: 'default', secret: secretBytes('mrtr.secret', secret) }]);
+  if (keys === undefined) return randomKeyring();
+  if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_MRTR_KEYS) {
+    throw definitionError(`mrtr.keys must be an array of 1 to ${MAX_MRTR_KEYS} keys`);
+  }
+  const entries: { name: string; secret: Uint8Array }[] = [];
+  for (const [index, key] of (keys as readonly MrtrKey[]).entries()) {
+    const name = (key as Partial<MrtrKey> | null)?.name;
+    if (typeof name !== 'string' || !KEY_NAME.test(name)) {
+      throw definitionError(
+        `mrtr.keys[${index}].name must match ${KEY_NAME.source}, got ${JSON.stringify(name)}`,
+      );
+    }
+    if (entries.some((entry) => entry.name === name)) {
+      throw definitionError(`mrtr.keys: duplicate name ${JSON.stringify(name)}`);
+    }
+    entries.push({ name, secret: secretBytes(`mrtr.keys[${index}].secret`, key.secret) });
+  }
+  return importKeyring(entries);
+}
+
+function secretBytes(what: string, secret: unknown): Uint8Array {
+  const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret;
+  if (!(bytes instanceof Uint8Array) || bytes.length < MIN_MRTR_SECRET_BYTES) {
+    throw definitionError(`${what} must be at least ${MIN_MRTR_SECRET_BYTES} bytes`);
+  }
+  return bytes;
 }
