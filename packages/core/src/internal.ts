@@ -8,7 +8,7 @@ export { MessageStream } from './dispatch/stream.js';
 export { executorWireError } from './errors/executor-errors.js';
 export { HTTP_OPTION_NAMES, isHttpUrl } from './http/config.js';
 export { classifyMessage } from './jsonrpc/decode.js';
-export { knownOptions } from './limits/validate.js';
+export { knownOptions, nonNegativeInteger, positiveInteger } from './limits/validate.js';
 export { deriveRuntime, type RuntimeChange } from './router/derive.js';
 export { encodeCursor, paginate } from './router/pagination.js';
 export type { ListenCall } from './router/runtime.js';

@@ -1,0 +1,12 @@
+/** Every default of `@snodo/redis`, named after what it bounds. */
+
+/** Prefix of every key and channel, so several applications can share one Redis. */
+export const DEFAULT_PREFIX = 'snodo:';
+/** A command Redis has not answered by then fails (`SNODO_ERR_REDIS_UNAVAILABLE`), in ms. */
+export const DEFAULT_COMMAND_TIMEOUT = 5_000;
+/** `connectRedis` gives up when both connections are not ready by then, in ms. */
+export const DEFAULT_CONNECT_TIMEOUT = 10_000;
+/** Longest wait between two reconnection attempts (they back off from 50 ms), in ms. */
+export const DEFAULT_MAX_RECONNECT_DELAY = 2_000;
+/** Largest change message published or accepted, in bytes (a resource URI is most of it). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 65_536;

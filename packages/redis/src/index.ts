@@ -1,0 +1,14 @@
+// @snodo/redis: the state several instances of a Snodo server share behind one load balancer.
+export type { ChangeStats, RedisChangeHub } from './change-hub.js';
+export { connectRedis, type RedisHealth, type SnodoRedis } from './connect.js';
+export {
+  DEFAULT_COMMAND_TIMEOUT,
+  DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_RECONNECT_DELAY,
+  DEFAULT_PREFIX,
+} from './defaults.js';
+export { REDIS_ERRORS, RedisError, type RedisErrorCode } from './errors.js';
+export type { ConnectionHealth, ConnectionState } from './link.js';
+export type { RedisOptions } from './options.js';
+export type { RedisSessionStore } from './session-store.js';

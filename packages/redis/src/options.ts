@@ -1,0 +1,104 @@
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT,
+  MAX_REQUEST_TIMEOUT,
+  SnodoError,
+} from '@snodo/core';
+import { knownOptions, nonNegativeInteger, positiveInteger } from '@snodo/core/internal';
+import {
+  DEFAULT_COMMAND_TIMEOUT,
+  DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_RECONNECT_DELAY,
+  DEFAULT_PREFIX,
+} from './defaults.js';
+
+/** Options of `connectRedis`. */
+export interface RedisOptions {
+  /** `redis://[[user]:password@]host[:port][/db]`, or `rediss://` for TLS. Required. */
+  url: string;
+  /** Prefix of every key and channel (default `snodo:`): instances serving one endpoint share it. */
+  prefix?: string;
+  /** Sessions held across the cluster; the least recently used is evicted to make room. Default 10,000. */
+  maxSessions?: number;
+  /** A session unused for this long (ms) expires in Redis. Default 30 minutes; 0 disables expiry. */
+  sessionIdleTimeout?: number;
+  /** A command not answered by then fails, in ms. Default 5,000. */
+  commandTimeout?: number;
+  /** `connectRedis` fails when Redis is not reached by then, in ms. Default 10,000. */
+  connectTimeout?: number;
+  /** Longest wait between reconnection attempts, in ms. Default 2,000. */
+  maxReconnectDelay?: number;
+  /** Largest change message published or accepted, in bytes. Default 65,536. */
+  maxMessageBytes?: number;
+}
+
+/** Options validated once, defaults filled in. */
+export interface RedisConfig {
+  readonly url: string;
+  readonly prefix: string;
+  readonly maxSessions: number;
+  readonly sessionIdleTimeout: number;
+  readonly commandTimeout: number;
+  readonly connectTimeout: number;
+  readonly maxReconnectDelay: number;
+  readonly maxMessageBytes: number;
+}
+
+export const REDIS_OPTION_NAMES: readonly (keyof RedisOptions)[] = [
+  'url',
+  'prefix',
+  'maxSessions',
+  'sessionIdleTimeout',
+  'commandTimeout',
+  'connectTimeout',
+  'maxReconnectDelay',
+  'maxMessageBytes',
+];
+
+export function resolveRedisOptions(options: RedisOptions): RedisConfig {
+  if (typeof options !== 'object' || options === null) throw invalid('connectRedis needs an options object');
+  knownOptions('connectRedis', options, REDIS_OPTION_NAMES);
+  if (!isRedisUrl(options.url)) {
+    throw invalid(`url must be a redis:// or rediss:// URL, got ${JSON.stringify(options.url)}`);
+  }
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  if (typeof prefix !== 'string' || prefix === '') {
+    throw invalid(`prefix must be a non-empty string, got ${JSON.stringify(options.prefix)}`);
+  }
+  return Object.freeze({
+    url: options.url,
+    prefix,
+    maxSessions: positiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS),
+    sessionIdleTimeout: nonNegativeInteger(
+      'sessionIdleTimeout',
+      options.sessionIdleTimeout,
+      DEFAULT_SESSION_IDLE_TIMEOUT,
+    ),
+    commandTimeout: timer('commandTimeout', options.commandTimeout, DEFAULT_COMMAND_TIMEOUT),
+    connectTimeout: timer('connectTimeout', options.connectTimeout, DEFAULT_CONNECT_TIMEOUT),
+    maxReconnectDelay: timer('maxReconnectDelay', options.maxReconnectDelay, DEFAULT_MAX_RECONNECT_DELAY),
+    maxMessageBytes: positiveInteger('maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+  });
+}
+
+/** A positive number of ms a timer can wait (at most 2,147,483,647). */
+function timer(name: string, value: unknown, fallback: number): number {
+  const ms = positiveInteger(name, value, fallback);
+  if (ms > MAX_REQUEST_TIMEOUT) throw invalid(`${name} must be at most ${MAX_REQUEST_TIMEOUT} ms, got ${ms}`);
+  return ms;
+}
+
+function isRedisUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const { protocol, hostname } = new URL(value);
+    return (protocol === 'redis:' || protocol === 'rediss:') && hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function invalid(message: string): SnodoError {
+  return new SnodoError('SNODO_ERR_INVALID_OPTION', message);
+}
