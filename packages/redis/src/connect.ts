@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChangeHub, SessionStore } from '@snodo/core';
+import type { ChangeHub } from '@snodo/core';
 import { type ChangeStats, RedisChangeHub } from './change-hub.js';
 import { type ConnectionHealth, RedisLink } from './link.js';
 import { type RedisOptions, resolveRedisOptions } from './options.js';
