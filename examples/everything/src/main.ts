@@ -3,18 +3,25 @@
 //   node dist/main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS]
 //                             [--write-timeout MS] [--max-line-bytes N] [--console stderr|keep] [--stats]
 //   node dist/main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS]
+//                             [--redis redis://HOST:PORT]
 // With --port it serves Streamable HTTP on http://127.0.0.1:N/mcp and prints that URL on stdout.
+// With --redis it is one member of a cluster behind a load balancer: sessions and change events
+// are shared through that Redis, and SNODO_MRTR_SECRET (required then: one secret of 32 characters
+// or more, or several comma-separated during a rotation, the first signing) gives the MRTR keys.
+// SNODO_MRTR_SECRET is also read without --redis.
 // --stats prints the executor's counters as one JSON line on stderr when serving ends. --console is
 // serve's `console` option: while serving, console output goes to stderr (default) or stays put.
 import { parseArgs } from 'node:util';
-import { Executor } from '@snodo/core';
+import { Executor, type MrtrKey } from '@snodo/core';
+import { connectRedis, type SnodoRedis } from '@snodo/redis';
 import { listen } from '@snodo/transport-http';
 import { type ServeOptions, serve } from '@snodo/transport-stdio';
+import { mrtrKeysFromEnv } from './cluster.js';
 import { createEverythingServer } from './server.js';
 
 const USAGE =
   'usage: main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--write-timeout MS] [--max-line-bytes N] [--console stderr|keep] [--stats]\n' +
-  '       main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS]';
+  '       main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--redis URL]';
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +35,7 @@ const { values } = parseArgs({
     'max-line-bytes': { type: 'string' },
     console: { type: 'string' },
     stats: { type: 'boolean', default: false },
+    redis: { type: 'string' },
   },
   strict: true,
 });
@@ -43,7 +51,29 @@ function integer(name: keyof typeof values): number | undefined {
   return value;
 }
 
-const runtime = createEverythingServer();
+if (values.redis !== undefined && values.port === undefined) {
+  console.error(`--redis needs --port: a stdio server has no one to share with\n${USAGE}`);
+  process.exit(2);
+}
+let keys: MrtrKey[] | undefined;
+if (values.redis !== undefined || process.env.SNODO_MRTR_SECRET !== undefined) {
+  const parsed = mrtrKeysFromEnv(process.env.SNODO_MRTR_SECRET);
+  if (typeof parsed === 'string') {
+    console.error(`everything: ${parsed}`);
+    process.exit(2);
+  }
+  keys = parsed;
+}
+let shared: SnodoRedis | undefined;
+if (values.redis !== undefined) {
+  try {
+    shared = await connectRedis({ url: values.redis });
+  } catch (error) {
+    console.error('everything: cannot use Redis:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+}
+const runtime = createEverythingServer(keys === undefined ? {} : { mrtr: { keys } }, shared?.hub);
 
 if (values.stdio) {
   const executor = new Executor({
@@ -78,6 +108,7 @@ if (values.stdio) {
     runtime,
     port,
     ...(values.host === undefined ? {} : { host: values.host }),
+    ...(shared === undefined ? {} : { sessionStore: shared.sessionStore }),
     executor: new Executor({
       maxConcurrency: integer('max-concurrency'),
       maxQueue: integer('max-queue'),
@@ -87,7 +118,10 @@ if (values.stdio) {
     (server) => {
       console.log(server.url());
       const stop = () => {
-        server.close().then(() => process.exit(0));
+        server
+          .close()
+          .then(() => shared?.close())
+          .then(() => process.exit(0));
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

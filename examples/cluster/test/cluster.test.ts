@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCluster } from './helpers/cluster.js';
+import { LEGACY, legacySession, modern, openStream, post } from './helpers/mcp.js';
+
+let cluster: Awaited<ReturnType<typeof startCluster>>;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+});
+afterAll(() => cluster?.stop());
+
+const text = (reply: { body: any }) => reply.body?.result?.content?.[0]?.text;
+const ELICIT = { elicitation: {} };
+
+/** The instances that answered, checked to alternate request by request. */
+function expectAlternating(instances: (string | undefined)[]): void {
+  expect(instances.every((instance) => instance === 'a' || instance === 'b')).toBe(true);
+  for (let i = 1; i < instances.length; i++) expect(instances[i]).not.toBe(instances[i - 1]);
+}
+
+describe('a cluster of two demo servers behind HAProxy, sharing one Redis', () => {
+  for (const version of LEGACY) {
+    it(`serves a ${version} session whose requests alternate between the instances`, async () => {
+      const session = await legacySession(cluster.url, version);
+      expect(session.init.body.result.protocolVersion).toBe(version);
+      const replies = [
+        await session.notify('notifications/initialized'),
+        await session.call('tools/call', { name: 'echo', arguments: { text: 'one' } }),
+        await session.call('tools/list'),
+        await session.call('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }),
+        await session.call('prompts/list'),
+        await session.call('resources/read', { uri: 'demo://greeting' }),
+        await session.call('logging/setLevel', { level: 'error' }),
+        await session.call('tools/call', { name: 'echo', arguments: { text: 'two' } }),
+      ];
+      expectAlternating([session.init.instance, ...replies.map((reply) => reply.instance)]);
+      expect(replies.map((reply) => reply.status)).toEqual([202, 200, 200, 200, 200, 200, 200, 200]);
+      expect(text(replies[1] as { body: unknown })).toBe('one');
+      expect(replies[2]?.body.result.tools.map((tool: { name: string }) => tool.name)).toContain('echo');
+      expect(text(replies[3] as { body: unknown })).toBe('{"sum":5}');
+      expect(replies[4]?.body.result.prompts.length).toBeGreaterThan(0);
+      expect(replies[5]?.body.result.contents[0].uri).toBe('demo://greeting');
+      expect(text(replies[7] as { body: unknown })).toBe('two');
+    });
+  }
+
+  it('delivers to a subscriptions/listen stream on one instance the updates triggered on the other', async () => {
+    const listen = modern('subscriptions/listen', {
+      notifications: { resourceSubscriptions: ['demo://items/1'] },
+    });
+    const stream = await openStream(cluster.url, listen.message, listen.headers);
+    try {
+      const acknowledged = await stream.next();
+      expect(acknowledged.method).toBe('notifications/subscriptions/acknowledged');
+      const touchedOn: (string | undefined)[] = [];
+      for (let i = 0; i < 4; i++) {
+        const touch = modern('tools/call', { name: 'touch', arguments: { uri: 'demo://items/1' } });
+        const touched = await post(cluster.url, touch.message, touch.headers);
+        expect(touched.body.result.content[0].text).toBe('touched demo://items/1');
+        const update = await stream.next();
+        expect(update).toMatchObject({
+          method: 'notifications/resources/updated',
+          params: { uri: 'demo://items/1' },
+        });
+        touchedOn.push(touched.instance);
+      }
+      // Half of the touches ran on the other instance: their updates came through Redis.
+      expectAlternating([stream.instance, ...touchedOn]);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('completes an MRTR retry on the other instance than the one that asked', async () => {
+    const ask = modern('tools/call', { name: 'ask', arguments: {} }, ELICIT);
+    const asked = await post(cluster.url, ask.message, ask.headers);
+    expect(asked.body.result.resultType).toBe('input_required');
+    const retry = modern(
+      'tools/call',
+      {
+        name: 'ask',
+        arguments: {},
+        requestState: asked.body.result.requestState,
+        inputResponses: { elicit: { action: 'accept', content: { name: 'Ada' } } },
+      },
+      ELICIT,
+    );
+    const done = await post(cluster.url, retry.message, retry.headers);
+    expect(done.instance).not.toBe(asked.instance);
+    expect(done.body.result.content[0].text).toBe('Hello, Ada!');
+  });
+});
