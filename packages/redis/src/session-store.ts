@@ -65,8 +65,8 @@ return 0
 /**
  * Core's `SessionStore` in Redis: every instance behind the load balancer finds every session.
  * One round trip per operation (a `get` per legacy request). A failure of Redis rejects with a
- * `RedisError`, which the HTTP host answers as an internal error (500): the request fails
- * honestly instead of being served without its session.
+ * `RedisError` (the listener answers 500, -32603): the request fails honestly instead of being
+ * served without its session.
  */
 export class RedisSessionStore implements SessionStore {
   readonly #link: RedisLink;
