@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster } from './helpers/cluster.js';
-import { LEGACY, legacySession, modern, openStream, post } from './helpers/mcp.js';
+import { LEGACY, legacySession, modern, mrtr, openStream, post } from './helpers/mcp.js';
 
 let cluster: Awaited<ReturnType<typeof startCluster>>;
 
@@ -10,7 +10,6 @@ beforeAll(async () => {
 afterAll(() => cluster?.stop());
 
 const text = (reply: { body: any }) => reply.body?.result?.content?.[0]?.text;
-const ELICIT = { elicitation: {} };
 
 /** The instances that answered, checked to alternate request by request. */
 function expectAlternating(instances: (string | undefined)[]): void {
@@ -72,20 +71,7 @@ describe('a cluster of two demo servers behind HAProxy, sharing one Redis', () =
   });
 
   it('completes an MRTR retry on the other instance than the one that asked', async () => {
-    const ask = modern('tools/call', { name: 'ask', arguments: {} }, ELICIT);
-    const asked = await post(cluster.url, ask.message, ask.headers);
-    expect(asked.body.result.resultType).toBe('input_required');
-    const retry = modern(
-      'tools/call',
-      {
-        name: 'ask',
-        arguments: {},
-        requestState: asked.body.result.requestState,
-        inputResponses: { elicit: { action: 'accept', content: { name: 'Ada' } } },
-      },
-      ELICIT,
-    );
-    const done = await post(cluster.url, retry.message, retry.headers);
+    const { asked, done } = await mrtr(cluster.url, cluster.url);
     expect(done.instance).not.toBe(asked.instance);
     expect(done.body.result.content[0].text).toBe('Hello, Ada!');
   });

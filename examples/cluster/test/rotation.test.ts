@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startBalancer, startInstance, startRedis } from '../src/processes.js';
-import { modern, post } from './helpers/mcp.js';
+import { mrtr } from './helpers/mcp.js';
 
 const K1 = randomBytes(32).toString('base64url');
 const K2 = randomBytes(32).toString('base64url');
@@ -23,27 +23,6 @@ afterAll(async () => {
   await Promise.all(Object.values(instances ?? {}).map((instance) => instance.stop()));
   await redis?.stop();
 });
-
-const ELICIT = { elicitation: {} };
-
-/** `ask` on 2026-07-28: the first round through `askUrl`, the retry through `retryUrl`. */
-async function mrtr(askUrl: string, retryUrl: string) {
-  const ask = modern('tools/call', { name: 'ask', arguments: {} }, ELICIT);
-  const asked = await post(askUrl, ask.message, ask.headers);
-  expect(asked.body.result.resultType).toBe('input_required');
-  const retry = modern(
-    'tools/call',
-    {
-      name: 'ask',
-      arguments: {},
-      requestState: asked.body.result.requestState,
-      inputResponses: { elicit: { action: 'accept', content: { name: 'Ada' } } },
-    },
-    ELICIT,
-  );
-  const done = await post(retryUrl, retry.message, retry.headers);
-  return { asked, done };
-}
 
 describe('an MRTR key rotation across a cluster', () => {
   for (const [from, to] of [

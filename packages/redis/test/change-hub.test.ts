@@ -1,26 +1,16 @@
 import type { ChangeEvent } from '@snodo/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, DEFAULT_MAX_MESSAGE_BYTES, RedisError, type SnodoRedis } from '../src/index.js';
-import { type RedisServer, startRedis } from './helpers/redis-server.js';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_MESSAGE_BYTES, RedisError, type SnodoRedis } from '../src/index.js';
+import { useRedis } from './helpers/cluster.js';
 import { until } from './helpers/until.js';
 
-let redis: RedisServer;
-const open: SnodoRedis[] = [];
-let prefixes = 0;
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(() => redis.stop());
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((instance) => instance.close()));
-});
+const { server, cluster } = useRedis();
 
 async function pair(options: { maxMessageBytes?: number } = {}) {
-  const prefix = `h${++prefixes}:`;
-  const a = await connectRedis({ url: redis.url, prefix, ...options });
-  const b = await connectRedis({ url: redis.url, prefix, ...options });
-  open.push(a, b);
+  const {
+    prefix,
+    instances: [a, b],
+  } = await cluster(2, options);
   return { prefix, a, b, seenA: listen(a), seenB: listen(b) };
 }
 
@@ -61,7 +51,7 @@ describe('the Redis change hub', () => {
       '{"o":"x","t":"tools","u":"demo://a"}',
       JSON.stringify({ o: 'x', t: 'updated', u: 'x'.repeat(200) }),
     ]) {
-      redis.cli('PUBLISH', `${prefix}changes`, junk);
+      server().cli('PUBLISH', `${prefix}changes`, junk);
     }
     b.hub.notifyToolsChanged();
     await until('B to reach A', () => seenA.length === 1);
@@ -91,12 +81,12 @@ describe('the Redis change hub', () => {
 
   it('says what a Redis restart lost: failed publishes, and a gap after which every list may have changed', async () => {
     const { a, b, seenA, seenB } = await pair();
-    await redis.kill();
+    await server().kill();
     // While Redis is down a change still reaches this instance's subscribers; the others miss it.
     a.hub.notifyResourceUpdated('demo://lost');
     expect(seenA).toEqual([{ type: 'updated', uri: 'demo://lost' }]);
     await until('the publish to fail', () => a.hub.stats.publishFailed === 1);
-    await redis.restart();
+    await server().restart();
     await until('B to resubscribe', () => b.hub.stats.gaps === 1);
     expect(seenB).toEqual([{ type: 'tools' }, { type: 'prompts' }, { type: 'resources' }]);
     const gap = b.hub.stats.lastGap;

@@ -34,12 +34,8 @@ export function modern(method: string, params: Record<string, unknown> = {}, cap
   return { message, headers };
 }
 
-export async function post(
-  url: string,
-  message: unknown,
-  headers: Record<string, string> = {},
-): Promise<Reply> {
-  const response = await fetch(url, {
+function send(url: string, message: unknown, headers: Record<string, string>, signal?: AbortSignal) {
+  return fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -47,7 +43,16 @@ export async function post(
       ...headers,
     },
     body: JSON.stringify(message),
+    ...(signal === undefined ? {} : { signal }),
   });
+}
+
+export async function post(
+  url: string,
+  message: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const response = await send(url, message, headers);
   const text = await response.text();
   let body: unknown;
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) body = sseMessages(text).at(-1);
@@ -89,16 +94,7 @@ export async function openStream(
   headers: Record<string, string> = {},
 ): Promise<Stream> {
   const controller = new AbortController();
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify(message),
-    signal: controller.signal,
-  });
+  const response = await send(url, message, headers, controller.signal);
   if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) {
     throw new Error(`expected an SSE response, got ${response.status}: ${await response.text()}`);
   }
@@ -149,4 +145,28 @@ export async function legacySession(url: string, version: string) {
       post(url, request(method, params), headers()),
     notify: (method: string) => post(url, { jsonrpc: '2.0', method }, headers()),
   };
+}
+
+/**
+ * The demo's `ask` tool on 2026-07-28 (MRTR): the first round through `askUrl`, then the retry with
+ * the answer and the `requestState` through `retryUrl`.
+ */
+export async function mrtr(askUrl: string, retryUrl: string): Promise<{ asked: Reply; done: Reply }> {
+  const elicit = { elicitation: {} };
+  const ask = modern('tools/call', { name: 'ask', arguments: {} }, elicit);
+  const asked = await post(askUrl, ask.message, ask.headers);
+  if (asked.body?.result?.resultType !== 'input_required') {
+    throw new Error(`ask did not ask: ${asked.status} ${JSON.stringify(asked.body)}`);
+  }
+  const retry = modern(
+    'tools/call',
+    {
+      name: 'ask',
+      arguments: {},
+      requestState: asked.body.result.requestState,
+      inputResponses: { elicit: { action: 'accept', content: { name: 'Ada' } } },
+    },
+    elicit,
+  );
+  return { asked, done: await post(retryUrl, retry.message, retry.headers) };
 }
