@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster } from './helpers/cluster.js';
 import { LEGACY, legacySession, modern, mrtr, openStream, post } from './helpers/mcp.js';
@@ -42,6 +43,26 @@ describe('a cluster of two demo servers behind HAProxy, sharing one Redis', () =
       expect(text(replies[7] as { body: unknown })).toBe('two');
     });
   }
+
+  it('costs one Redis command per legacy request (the session lookup) and none per 2026-07-28 request', async () => {
+    const session = await legacySession(cluster.url, '2025-11-25');
+    const redis = (...args: string[]) =>
+      execFileSync('redis-cli', ['-p', String(cluster.redis.port), ...args], { encoding: 'utf8' });
+    redis('CONFIG', 'RESETSTAT');
+    for (let i = 0; i < 4; i++) {
+      expect((await session.call('tools/call', { name: 'echo', arguments: { text: 'x' } })).status).toBe(200);
+      const echo = modern('tools/call', { name: 'echo', arguments: { text: 'x' } });
+      expect((await post(cluster.url, echo.message, echo.headers)).status).toBe(200);
+    }
+    // Every command Redis ran since the reset, but the two this test sent itself.
+    const calls = Object.fromEntries(
+      [...redis('INFO', 'commandstats').matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)]
+        .filter(([, command]) => command !== 'config' && command !== 'info')
+        .map(([, command, count]) => [command, Number(count)]),
+    );
+    // One round trip (EVALSHA) per legacy request; GETEX, TIME and ZADD run inside its script.
+    expect(calls).toEqual({ evalsha: 4, getex: 4, time: 4, zadd: 4 });
+  });
 
   it('delivers to a subscriptions/listen stream on one instance the updates triggered on the other', async () => {
     const listen = modern('subscriptions/listen', {
