@@ -73,9 +73,12 @@ describe('HTTP admission: path, Host, Origin, method', () => {
   });
 
   it('an entry with a port compares the default port of the scheme when the Origin has none', () => {
-    const rules = parseHostRules('allowedOriginHosts', ['example.com:443']);
-    expect(originAllowed('https://example.com', rules)).toBe(true);
-    expect(originAllowed('http://example.com', rules)).toBe(false);
+    const policy = {
+      originRules: parseHostRules('allowedOriginHosts', ['example.com:443']),
+      allowedOrigins: undefined,
+    };
+    expect(originAllowed('https://example.com', policy, undefined)).toBe(true);
+    expect(originAllowed('http://example.com', policy, undefined)).toBe(false);
   });
 
   it('checks Host only when allowedHosts is set', async () => {
@@ -87,6 +90,76 @@ describe('HTTP admission: path, Host, Origin, method', () => {
     expect((await postModern(runtime, discover(), options, { host: '127.0.0.1:4000' })).status).toBe(200);
     expect((await postModern(runtime, discover(), options, { host: '127.0.0.1:4001' })).status).toBe(403);
     expect(hostAllowed(undefined, parseHostRules('allowedHosts', ['localhost']))).toBe(false);
+  });
+
+  it.each([
+    ['a path', 'https://app.example.com/app'],
+    ['no scheme', 'app.example.com'],
+    ['userinfo', 'https://user@app.example.com'],
+    ['a query', 'https://app.example.com?x=1'],
+    ['the opaque origin', 'null'],
+    ['a wildcard', '*'],
+    ['not a string', 42],
+  ])('refuses an allowedOrigins entry with %s, naming the option', (_what, entry) => {
+    expect(() => resolveHttpOptions({ allowedOrigins: [entry as string] })).toThrow(/allowedOrigins entries/);
+  });
+
+  it('refuses allowedOrigins that is neither a list nor a function', () => {
+    expect(() => resolveHttpOptions({ allowedOrigins: 'https://app.example.com' as never })).toThrow(
+      /allowedOrigins must be an array of origins or a function/,
+    );
+  });
+
+  it('an allowedOrigins predicate sees the Origin value as sent, opaque origins included', async () => {
+    const seen: string[] = [];
+    const options = {
+      allowedOrigins: (origin: string) => {
+        seen.push(origin);
+        return origin === 'null';
+      },
+    };
+    expect((await postModern(runtime, discover(), options, { origin: 'null' })).status).toBe(200);
+    expect((await postModern(runtime, discover(), options, { origin: ' https://x.example ' })).status).toBe(
+      403,
+    );
+    // A loopback Origin is allowed by allowedOriginHosts before the predicate is asked.
+    expect((await postModern(runtime, discover(), options, { origin: 'http://localhost' })).status).toBe(200);
+    expect(seen).toEqual(['null', 'https://x.example']);
+  });
+
+  it('refuses a single field the rawHeaders list repeats, in any case, though headers kept one', async () => {
+    const message = discover();
+    const send = (rawHeaders: string[]) =>
+      handle(runtime, {
+        ...httpRequest({
+          headers: { ...modernHeaders(message), host: 'localhost' },
+          body: JSON.stringify(message),
+        }),
+        rawHeaders,
+      }).then(read);
+    const twice = await send([
+      'Host',
+      'localhost',
+      'Content-Type',
+      'application/json',
+      'HOST',
+      'evil.example',
+    ]);
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatchObject({
+      id: null,
+      error: { code: -32600, message: 'Bad Request: more than one Host value' },
+    });
+    // Other fields may repeat (Accept is a list).
+    const lists = await send([
+      'Host',
+      'localhost',
+      'Accept',
+      'application/json',
+      'Accept',
+      'text/event-stream',
+    ]);
+    expect(lists.status).toBe(200);
   });
 
   it('refuses bad host rules when the options are resolved, naming the option', () => {

@@ -52,6 +52,7 @@ export function toHttpRequest(
     method: request.method,
     path: request.url,
     headers: flatHeaders(request.headers),
+    rawHeaders: request.raw.rawHeaders,
     body,
     remoteAddress: request.ip,
     signal,

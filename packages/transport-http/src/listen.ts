@@ -197,6 +197,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
         method: req.method ?? 'GET',
         path: target,
         headers: flattenHeaders(req.headers),
+        rawHeaders: req.rawHeaders,
         body,
         signal: disconnect.signal,
         url: listener.publicUrl ?? `http://${req.headers.host ?? hostForUrl()}${withoutQuery(target)}`,

@@ -9,7 +9,7 @@ import {
   DEFAULT_KEEP_ALIVE_INTERVAL,
   DEFAULT_MAX_BODY_BYTES,
 } from './defaults.js';
-import { type HostRule, parseHostRules } from './origin.js';
+import { type HostRule, type OriginPredicate, parseAllowedOrigins, parseHostRules } from './origin.js';
 import { CancellationScopes } from './scopes.js';
 import { LocalSessions, MemorySessionStore, type SessionStore } from './sessions.js';
 
@@ -22,6 +22,13 @@ export interface HttpOptions {
    * Default: `localhost`, `127.0.0.1`, `[::1]`. Requests without `Origin` are not affected.
    */
   allowedOriginHosts?: readonly string[];
+  /**
+   * Origins allowed besides those: a list (`https://app.example.com`; scheme, host and port must
+   * match) or a predicate over the `Origin` value as sent. Default: none. An Origin is allowed when
+   * `allowedOriginHosts` matches its host, when it is the request's own origin over HTTPS, or when
+   * this allows it.
+   */
+  allowedOrigins?: readonly string[] | ((origin: string) => boolean);
   /** When set, the `Host` header must name one of these (same syntax). Default: off. */
   allowedHosts?: readonly string[];
   /** `: keepalive` comment interval of an idle SSE response, in ms. Default 15,000. */
@@ -68,6 +75,7 @@ export interface HttpOptions {
 export interface HttpConfig {
   readonly path: string | undefined;
   readonly originRules: readonly HostRule[];
+  readonly allowedOrigins: OriginPredicate | undefined;
   readonly hostRules: readonly HostRule[] | undefined;
   readonly keepAliveInterval: number;
   readonly maxBodyBytes: number;
@@ -153,6 +161,7 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
       'allowedOriginHosts',
       options.allowedOriginHosts ?? DEFAULT_ALLOWED_ORIGIN_HOSTS,
     ),
+    allowedOrigins: parseAllowedOrigins(options.allowedOrigins),
     hostRules:
       options.allowedHosts === undefined ? undefined : parseHostRules('allowedHosts', options.allowedHosts),
     keepAliveInterval: positiveInteger(
@@ -188,6 +197,7 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
 export const HTTP_OPTION_NAMES: readonly (keyof HttpOptions)[] = [
   'path',
   'allowedOriginHosts',
+  'allowedOrigins',
   'allowedHosts',
   'keepAliveInterval',
   'maxBodyBytes',

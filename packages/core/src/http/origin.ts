@@ -1,4 +1,5 @@
 import { optionError } from '../errors/snodo-error.js';
+import { trimOws } from './header-values.js';
 
 /** One allowed host: a lower-case name (IPv6 in brackets) and, when the entry named one, the only port. */
 export interface HostRule {
@@ -58,22 +59,82 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = {
   'wss:': 443,
 };
 
+/** An `allowedOrigins` option resolved: the list as a predicate over the Origin value. */
+export type OriginPredicate = (origin: string) => boolean;
+
 /**
- * The DNS-rebinding rule for a present `Origin` header: its host must match a rule (and the rule's
- * port, when it names one). `null` (an opaque origin), a value that is not a URL, and a URL with
- * userinfo are refused.
+ * Parses `allowedOrigins`: a list of origins (`scheme://host[:port]`, no path, no userinfo; the
+ * default port may be spelled out or not) or a predicate over the Origin value as sent. A list
+ * entry matches an Origin with the same scheme, host (any case) and port.
  */
-export function originAllowed(origin: string, rules: readonly HostRule[]): boolean {
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
+export function parseAllowedOrigins(entries: unknown): OriginPredicate | undefined {
+  if (entries === undefined) return undefined;
+  if (typeof entries === 'function') return entries as OriginPredicate;
+  if (!Array.isArray(entries)) {
+    throw optionError(
+      `allowedOrigins must be an array of origins or a function (origin) => boolean, got ${typeof entries}`,
+    );
   }
-  if (url.username !== '' || url.password !== '' || url.hostname === '') return false;
-  const name = url.hostname.toLowerCase();
-  const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);
-  return matches(rules, name, port);
+  const origins = new Set<string>();
+  for (const entry of entries) {
+    const key = typeof entry === 'string' ? originKey(entry.trim()) : undefined;
+    if (key === undefined) {
+      throw optionError(
+        `allowedOrigins entries must be origins like "https://app.example.com" (scheme, host, optional port; ` +
+          `no path), got ${JSON.stringify(entry)}; use a function for anything else`,
+      );
+    }
+    origins.add(key);
+  }
+  return (origin) => {
+    const key = originKey(origin);
+    return key !== undefined && origins.has(key);
+  };
+}
+
+/** What a present `Origin` is checked against (the options `allowedOriginHosts` and `allowedOrigins`). */
+export interface OriginPolicy {
+  readonly originRules: readonly HostRule[];
+  readonly allowedOrigins: OriginPredicate | undefined;
+}
+
+/**
+ * The DNS-rebinding rule for a present `Origin` header (seed 002). It is allowed when any of these
+ * says so: its host matches `allowedOriginHosts` (the loopback names by default; a rule's port,
+ * when it names one); it is the request's own origin over HTTPS (`https:`, and the same host and
+ * port as `requestUrl`, the URL the client used, which must be `https:` too); `allowedOrigins`
+ * lists it or its predicate accepts it. `null` (an opaque origin), a value that is not a URL and a
+ * URL with userinfo pass only a predicate that accepts them.
+ */
+export function originAllowed(origin: string, policy: OriginPolicy, requestUrl: string | undefined): boolean {
+  const value = trimOws(origin);
+  const url = parseUrl(value);
+  if (url !== undefined && url.username === '' && url.password === '' && url.hostname !== '') {
+    const name = url.hostname.toLowerCase();
+    const port = url.port === '' ? DEFAULT_PORTS[url.protocol] : Number(url.port);
+    if (matches(policy.originRules, name, port)) return true;
+    if (url.protocol === 'https:' && requestUrl !== undefined) {
+      const own = parseUrl(requestUrl);
+      if (own?.protocol === 'https:' && own.host === url.host) return true;
+    }
+  }
+  return policy.allowedOrigins?.(value) === true;
+}
+
+/** `scheme://host[:port]` of an origin (the port only when not the scheme's default), or undefined. */
+function originKey(value: string): string | undefined {
+  const url = parseUrl(value);
+  if (url === undefined || url.host === '' || url.username !== '' || url.password !== '') return undefined;
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') return undefined;
+  return `${url.protocol}//${url.host}`;
+}
+
+function parseUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The optional `allowedHosts` rule for the `Host` header (`name` or `name:port`). */

@@ -20,6 +20,7 @@ import { hostAllowed, originAllowed } from './origin.js';
 import { paramHeaderProblem, paramHeadersOf } from './param-headers.js';
 import { errorHttpResponse } from './responses.js';
 import { plausibleSessionId } from './sessions.js';
+import { fieldName, repeatedField } from './single-fields.js';
 import type { HttpJsonResponse, HttpRequest } from './types.js';
 
 type RequestMessage = Extract<DecodedSingle, { kind: 'request' }>;
@@ -225,7 +226,7 @@ export async function prepare(
   return done({ kind: 'request', message: decoded, modern: false, session: found.session, headerVersion });
 }
 
-/** Path, Host and Origin: the checks that come before anything is read. */
+/** Path, repeated fields, Host and Origin: the checks that need nothing but the request's head. */
 function admit(config: HttpConfig, request: HttpRequest): HttpJsonResponse | undefined {
   if (config.path !== undefined) {
     const query = request.path.indexOf('?');
@@ -233,11 +234,20 @@ function admit(config: HttpConfig, request: HttpRequest): HttpJsonResponse | und
     if (path !== config.path)
       return errorHttpResponse(404, null, ErrorCode.InvalidRequest, `Not found: ${path}`);
   }
+  const repeated = repeatedField(request);
+  if (repeated !== undefined && repeated !== 'origin') {
+    return errorHttpResponse(
+      400,
+      null,
+      ErrorCode.InvalidRequest,
+      `Bad Request: more than one ${fieldName(repeated)} value`,
+    );
+  }
   if (config.hostRules && !hostAllowed(request.headers.host, config.hostRules)) {
     return errorHttpResponse(403, null, ErrorCode.InvalidRequest, 'Forbidden: Host is not allowed');
   }
   const origin = request.headers.origin;
-  if (origin !== undefined && !originAllowed(origin, config.originRules)) {
+  if (origin !== undefined && (repeated === 'origin' || !originAllowed(origin, config, request.url))) {
     return errorHttpResponse(403, null, ErrorCode.InvalidRequest, 'Forbidden: Origin is not allowed');
   }
   return undefined;

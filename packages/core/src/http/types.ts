@@ -9,6 +9,12 @@ export interface HttpRequest {
   /** The request target's path, with or without its query string. */
   readonly path: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
+  /**
+   * The header fields as received, name then value (Node's `IncomingMessage.rawHeaders`), when the
+   * host has them. `headers` may keep only the first of a repeated field (Node does for Host and
+   * Content-Type); with this list core refuses a request that repeats a field it must carry once.
+   */
+  readonly rawHeaders?: readonly string[];
   /** The complete body (empty for GET and DELETE). The host bounds its size before reading it. */
   readonly body: Uint8Array;
   readonly remoteAddress?: string;
