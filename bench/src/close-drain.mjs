@@ -5,7 +5,8 @@
 //     SERVER    listener | fastify | fastify-limit | bare
 //     SCENARIO  pipeline  1,200 `tools/call echo` pipelined on one connection (the server closes
 //                         after 1,000, its maxRequestsPerConnection): answers lost among the first
-//                         1,000. TEXT_BYTES=N echoes N characters each (default 2)
+//                         1,000. PAD_BYTES=N adds N bytes the tool ignores to each, TAIL_BYTES=N
+//                         one more POST of N body bytes after them (defaults 0)
 //               oversized one POST of OVERSIZED bytes (default 3,000,000, over the 2,000,000
 //                         limit), written in full: how often the client sees EPIPE/ECONNRESET
 //                         instead of reading the 413
@@ -22,9 +23,12 @@ const HOST = '127.0.0.1';
 const PIPELINED = 1_200;
 const LIMIT = 1_000;
 const OVERSIZED = Number(process.env.OVERSIZED ?? 3_000_000);
-// Characters of each echoed text: with 10,000, the 1,200 requests (12 MB) outgrow loopback's socket
-// buffers (about 4 MB here), so the client is still writing when the server answers the 1,000th.
-const TEXT = 'x'.repeat(Number(process.env.TEXT_BYTES ?? 2));
+// Characters of an argument the echo tool ignores: with 10,000, the 1,200 requests (12 MB) outgrow
+// loopback's socket buffers (about 4 MB here), so the client is still writing when the server
+// answers the 1,000th; the answers stay small (large ones would fill the buffers the other way).
+const PAD = 'x'.repeat(Number(process.env.PAD_BYTES ?? 0));
+// Bytes of one more (oversized) POST after the 1,200: a client still writing past the limit.
+const TAIL = Number(process.env.TAIL_BYTES ?? 0);
 
 const [kind, scenario, triesText = '20'] = process.argv.slice(2);
 
@@ -86,6 +90,14 @@ function request(body) {
   );
 }
 
+/** One POST of `size` body bytes, over the default maxBodyBytes when `size` is. */
+function oversized(size) {
+  const head =
+    'POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
+    `accept: application/json, text/event-stream\r\ncontent-length: ${size}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), Buffer.alloc(size, 0x20)]);
+}
+
 function echo(id) {
   return JSON.stringify({
     jsonrpc: '2.0',
@@ -93,7 +105,7 @@ function echo(id) {
     method: 'tools/call',
     params: {
       name: 'echo',
-      arguments: { text: TEXT },
+      arguments: { text: 'hi', pad: PAD },
       _meta: {
         'io.modelcontextprotocol/protocolVersion': '2026-07-28',
         'io.modelcontextprotocol/clientCapabilities': {},
@@ -131,19 +143,14 @@ async function measure(kind, scenario, tries) {
   try {
     for (let i = 0; i < tries; i++) {
       if (scenario === 'pipeline') {
-        const all = Array.from({ length: PIPELINED }, (_, n) => request(echo(n + 1))).join('');
+        const requests = Array.from({ length: PIPELINED }, (_, n) => request(echo(n + 1))).join('');
+        const all = TAIL > 0 ? Buffer.concat([Buffer.from(requests), oversized(TAIL)]) : requests;
         const { text, error } = await exchange(port, all, PIPELINED);
         const answers = text.split('HTTP/1.1 ').length - 1;
         const overloaded = text.split('HTTP/1.1 503').length - 1;
         rows.push({ answers, overloaded, lostOfFirst: Math.max(0, LIMIT - answers), error });
       } else if (scenario === 'oversized') {
-        const head =
-          'POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
-          `accept: application/json, text/event-stream\r\ncontent-length: ${OVERSIZED}\r\n\r\n`;
-        const { text, error } = await exchange(
-          port,
-          Buffer.concat([Buffer.from(head), Buffer.alloc(OVERSIZED, 0x20)]),
-        );
+        const { text, error } = await exchange(port, oversized(OVERSIZED));
         rows.push({ got413: text.startsWith('HTTP/1.1 413'), error });
       } else {
         throw new Error(`unknown scenario ${scenario}`);

@@ -1,5 +1,11 @@
 /** Every default of the listener, named after what it bounds (core's HTTP defaults apply on top). */
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_REQUEST_TIMEOUT } from '@snodo/core';
+import {
+  DEFAULT_DRAIN_TIMEOUT,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_DRAIN_BYTES,
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_REQUEST_TIMEOUT,
+} from '@snodo/core';
 
 /** Loopback only: a local MCP server must not be reachable from the network by default. */
 export const DEFAULT_HOST = '127.0.0.1';
@@ -21,4 +27,10 @@ export const DEFAULT_MAX_REQUESTS_PER_CONNECTION = 1_000;
 /** `close()` lets running requests finish for this long, then aborts them, in ms. */
 export const DEFAULT_CLOSE_GRACE_PERIOD = 10_000;
 
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_REQUEST_TIMEOUT };
+export {
+  DEFAULT_DRAIN_TIMEOUT,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_DRAIN_BYTES,
+  DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_REQUEST_TIMEOUT,
+};

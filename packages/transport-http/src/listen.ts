@@ -1,5 +1,5 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import {
   type AuthInfo,
   ErrorCode,
@@ -10,6 +10,7 @@ import {
   resolveHttpOptions,
 } from '@snodo/core';
 import { flattenHeaders, readBody, writeResponse } from './exchange.js';
+import { lingeringClose } from './linger.js';
 import { type ListenOptions, type ResolvedListenOptions, splitOptions } from './options.js';
 
 /** A running listener. */
@@ -34,6 +35,8 @@ export interface ListenerStats {
   dropped: number;
   /** Connections cut by `headTimeout` or `bodyTimeout` (`readTimeout` cuts are node's socket timeouts). */
   timedOut: number;
+  /** Connections cut while draining after their last answer, at `maxDrainBytes` or `drainTimeout`. */
+  drainCut: number;
   requests: number;
 }
 
@@ -43,6 +46,8 @@ interface Connection {
   /** Requests of this connection whose response is not finished (more than one when pipelined). */
   active: number;
   served: number;
+  /** A response said `Connection: close`: no later request on this connection is served. */
+  ending: boolean;
 }
 
 /**
@@ -57,7 +62,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   const config = resolveHttpOptions({ ...http, shutdownSignal: shutdown.signal });
   paramHeadersOf(runtime); // a broken x-mcp-header annotation fails here, not on the first call
 
-  const stats: ListenerStats = { connections: 0, dropped: 0, timedOut: 0, requests: 0 };
+  const stats: ListenerStats = { connections: 0, dropped: 0, timedOut: 0, drainCut: 0, requests: 0 };
   const connections = new Map<Socket, Connection>();
   let closing: Promise<void> | undefined;
 
@@ -74,6 +79,27 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   server.on('drop', () => {
     stats.dropped++;
   });
+  // A request node's parser refuses (malformed, a repeated Content-Length, a head over
+  // maxHeaderBytes) is answered as node would, with a JSON-RPC body, and its connection closed
+  // gracefully, so the client reads the answer even while it is still sending.
+  server.on('clientError', (error: Error & { code?: string; reason?: string }, socket: Socket) => {
+    const connection = connections.get(socket);
+    const parseError = typeof error.code === 'string' && error.code.startsWith('HPE_');
+    if (!parseError || !socket.writable || connection === undefined || connection.active > 0) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = errorBody(
+      ErrorCode.InvalidRequest,
+      tooLarge ? 'Request header fields too large' : `Bad Request: ${error.reason ?? 'malformed request'}`,
+    );
+    socket.write(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `connection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    closeGracefully(socket);
+  });
 
   const cut = (socket: Socket) => {
     stats.timedOut++;
@@ -83,10 +109,28 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     clearTimeout(connection.headTimer);
     connection.headTimer = setTimeout(cut, listener.headTimeout, socket);
   };
+  const closeGracefully = (socket: Socket) => {
+    const connection = connections.get(socket);
+    if (connection !== undefined) {
+      clearTimeout(connection.headTimer);
+      connection.headTimer = undefined;
+      connection.ending = true;
+    }
+    lingeringClose(socket, listener, () => stats.drainCut++);
+  };
+  /** Marks `res` as the connection's last answer. */
+  const endConnection = (res: ServerResponse) => {
+    res.setHeader('connection', 'close');
+    const connection = connections.get(res.req.socket);
+    if (connection !== undefined) connection.ending = true;
+  };
 
   server.on('connection', (socket: Socket) => {
-    const connection: Connection = { headTimer: undefined, active: 0, served: 0 };
+    const connection: Connection = { headTimer: undefined, active: 0, served: 0, ending: false };
     connections.set(socket, connection);
+    // Node closes a connection after an answer that says "Connection: close" with destroySoon(),
+    // which resets it if the client's next bytes are still unread: close it gracefully instead.
+    socket.destroySoon = () => closeGracefully(socket);
     stats.connections = connections.size;
     armHead(socket, connection);
     // Idle while reading: node's http layer destroys the socket on 'timeout' when nobody else listens.
@@ -105,25 +149,28 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
       res.destroy();
       return;
     }
+    // Parsed behind an answer that ends the connection (RFC 9112 §9.6: not processed); the answer
+    // it would get is never written, and the connection closes after the last one.
+    if (connection.ending) return;
     clearTimeout(connection.headTimer);
     connection.headTimer = undefined;
     connection.active++;
     stats.requests++;
     socket.setTimeout(listener.readTimeout);
     connection.served++;
-    if (connection.served >= listener.maxRequestsPerConnection) res.setHeader('connection', 'close');
+    if (connection.served >= listener.maxRequestsPerConnection) endConnection(res);
     res.once('close', () => {
       connection.active--;
       if (socket.destroyed) return;
       // A response that said "Connection: close" ends its connection once written (node would wait
       // for the client or the keep-alive timer).
-      const last = String(res.getHeader('connection') ?? '').toLowerCase() === 'close';
-      if ((last || closing !== undefined) && connection.active === 0) socket.destroySoon();
+      if ((connection.ending || closing !== undefined) && connection.active === 0) closeGracefully(socket);
       else if (connection.active === 0) armHead(socket, connection);
     });
     serve(req, res).catch(() => {
       if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
+        endConnection(res);
+        res.writeHead(500, { 'content-type': 'application/json' });
         res.end(errorBody(ErrorCode.InternalError, 'Internal error'));
       } else {
         res.destroy();
@@ -136,7 +183,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     res.once('close', () => {
       if (!res.writableFinished) disconnect.abort();
     });
-    if (closing !== undefined) res.setHeader('connection', 'close');
+    if (closing !== undefined) endConnection(res);
     const target = req.url ?? '/';
     const query = target.indexOf('?');
     const path = query < 0 ? target : target.slice(0, query);
@@ -178,7 +225,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
       body = read.body;
     } else if (hasBody) {
       // A GET or DELETE with a body: answered without reading it, so the connection cannot be reused.
-      res.setHeader('connection', 'close');
+      endConnection(res);
     }
     // The request is read: the response phase may be silent (an SSE stream between keepalives).
     req.socket.setTimeout(0);
@@ -214,10 +261,10 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   }
 
   function refuse(res: ServerResponse, status: number, code: number, message: string, close: boolean): void {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (close) headers.connection = 'close';
-    res.writeHead(status, headers);
-    res.end(errorBody(code, message));
+    if (close) endConnection(res);
+    const body = errorBody(code, message);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
   }
 
   const hostForUrl = () => {
@@ -252,15 +299,20 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   };
 
   async function closeServer(): Promise<void> {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // net's close, not http's: since Node 19 http's also destroys every connection without a
+    // request in progress, and so one still draining after its last answer (its answer would be lost).
+    const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
     shutdown.abort();
-    for (const [socket, connection] of connections) if (connection.active === 0) socket.destroy();
+    // Idle connections go now; one draining after its last answer finishes its drain (bounded).
+    for (const [socket, connection] of connections)
+      if (connection.active === 0 && !connection.ending) socket.destroy();
     const grace = setTimeout(() => {
       for (const socket of connections.keys()) socket.destroy();
       if (ownsExecutor) config.executor.destroy('listener closed');
     }, listener.closeGracePeriod);
     await closed;
     clearTimeout(grace);
+    server.close(); // nothing left to close: stops the timer node's http server checks connections with
     if (ownsExecutor) await config.executor.close();
   }
 }

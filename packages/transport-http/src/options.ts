@@ -4,11 +4,13 @@ import { HTTP_OPTION_NAMES, isHttpUrl, knownOptions } from '@snodo/core/internal
 import {
   DEFAULT_BODY_TIMEOUT,
   DEFAULT_CLOSE_GRACE_PERIOD,
+  DEFAULT_DRAIN_TIMEOUT,
   DEFAULT_HEAD_TIMEOUT,
   DEFAULT_HOST,
   DEFAULT_KEEP_ALIVE_TIMEOUT,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_DRAIN_BYTES,
   DEFAULT_MAX_HEADER_BYTES,
   DEFAULT_MAX_REQUESTS_PER_CONNECTION,
   DEFAULT_PATH,
@@ -41,6 +43,14 @@ export interface ListenOptions extends Omit<HttpOptions, 'path' | 'shutdownSigna
   /** ms `close()` lets running requests finish before aborting them. Default 10,000. */
   closeGracePeriod?: number;
   /**
+   * Bytes the client may still send after the answer that ends its connection (the rest of a
+   * refused body, requests past `maxRequestsPerConnection`); they are read and discarded so the
+   * answer reaches it, and the connection is cut past this. Default 8,388,608 (8 MiB).
+   */
+  maxDrainBytes?: number;
+  /** ms from that answer until the connection is cut if the client has not closed it. Default 5,000. */
+  drainTimeout?: number;
+  /**
    * The verified identity of a request, from your own authentication (a bearer token check, mTLS).
    * Return undefined for anonymous requests; throw to refuse with 401. Never copy unverified headers.
    */
@@ -66,6 +76,8 @@ export interface ResolvedListenOptions {
   readonly keepAliveTimeout: number;
   readonly maxRequestsPerConnection: number;
   readonly closeGracePeriod: number;
+  readonly maxDrainBytes: number;
+  readonly drainTimeout: number;
   readonly publicUrl: string | undefined;
 }
 
@@ -82,6 +94,8 @@ const LISTENER_KEYS = new Set([
   'keepAliveTimeout',
   'maxRequestsPerConnection',
   'closeGracePeriod',
+  'maxDrainBytes',
+  'drainTimeout',
   'authenticate',
   'publicUrl',
 ]);
@@ -135,6 +149,8 @@ export function splitOptions(options: ListenOptions): { listener: ResolvedListen
         DEFAULT_MAX_REQUESTS_PER_CONNECTION,
       ),
       closeGracePeriod: nonNegative('closeGracePeriod', options.closeGracePeriod, DEFAULT_CLOSE_GRACE_PERIOD),
+      maxDrainBytes: positive('maxDrainBytes', options.maxDrainBytes, DEFAULT_MAX_DRAIN_BYTES),
+      drainTimeout: positive('drainTimeout', options.drainTimeout, DEFAULT_DRAIN_TIMEOUT),
       publicUrl,
     }),
     http: http as HttpOptions,

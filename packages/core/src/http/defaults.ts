@@ -4,6 +4,14 @@
 export const DEFAULT_KEEP_ALIVE_INTERVAL = 15_000;
 /** Largest request body accepted, in bytes (the fetch adapter and `prepare` enforce it; 413 above). */
 export const DEFAULT_MAX_BODY_BYTES = 2_000_000;
+/**
+ * Node hosts (the listener, the Fastify plugin): bytes a client may still send after the answer
+ * that ends its connection (the rest of a refused body, requests past the per-connection limit),
+ * read and discarded so the answer reaches it. More, and the connection is cut.
+ */
+export const DEFAULT_MAX_DRAIN_BYTES = 8 * 1024 * 1024;
+/** Node hosts: how long that draining may take, in ms, before the connection is cut. */
+export const DEFAULT_DRAIN_TIMEOUT = 5_000;
 /** Sessions of the initialize-based revisions the in-memory store holds; the least recently used goes first. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
 /** A session unused for this long is forgotten (404 afterwards), in ms. */

@@ -1,8 +1,10 @@
 export { configFor, type HttpConfig, type HttpOptions, resolveHttpOptions } from './config.js';
 export {
   DEFAULT_ALLOWED_ORIGIN_HOSTS,
+  DEFAULT_DRAIN_TIMEOUT,
   DEFAULT_KEEP_ALIVE_INTERVAL,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_DRAIN_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_TIMEOUT,
 } from './defaults.js';
