@@ -1,7 +1,16 @@
-import { type HttpConfig, type HttpOptions, type Runtime, resolveHttpOptions, SnodoError } from '@snodo/core';
+import {
+  DEFAULT_DRAIN_TIMEOUT,
+  DEFAULT_MAX_DRAIN_BYTES,
+  type HttpConfig,
+  type HttpOptions,
+  type Runtime,
+  resolveHttpOptions,
+  SnodoError,
+} from '@snodo/core';
 import { HTTP_OPTION_NAMES, knownOptions } from '@snodo/core/internal';
 import type { BodyLimits } from './body.js';
 import { DEFAULT_BODY_TIMEOUT, DEFAULT_PATH } from './defaults.js';
+import type { DrainBounds } from './drain.js';
 
 /**
  * Options of `app.register(snodo, options)`. Besides the three below, every option of core's HTTP
@@ -19,6 +28,14 @@ export interface SnodoFastifyOptions extends Omit<HttpOptions, 'path'> {
    */
   bodyTimeout?: number;
   /**
+   * Bytes of a refused body (411, 413) read and discarded after the answer, so the client reads
+   * the answer while it is still sending and the connection serves its next request. A declared
+   * body larger than this is not read: the answer closes the connection. Default 8,388,608 (8 MiB).
+   */
+  maxDrainBytes?: number;
+  /** Milliseconds that draining may take before the connection is cut. Default 5,000. */
+  drainTimeout?: number;
+  /**
    * The endpoint URL clients use, when a proxy in front rewrites it (e.g. `https://mcp.example.com/api/mcp`).
    * Handlers see it as `context.url` (UI resources derive their sandbox domain from it). Without it
    * the URL is `request.protocol://request.host` + the route's path, which honours Fastify's
@@ -32,11 +49,15 @@ export interface PluginConfig {
   readonly runtime: Runtime;
   readonly path: string;
   readonly limits: BodyLimits;
+  readonly drain: DrainBounds;
   readonly http: HttpConfig;
   /** Whether the executor is the plugin's own (closed with the application) or the caller's. */
   readonly ownsExecutor: boolean;
   readonly publicUrl: string | undefined;
 }
+
+// Timers above 2^31-1 ms fire at once.
+const MAX_MS = 2_147_483_647;
 
 /** Options Fastify's `register` takes for itself; they reach the plugin function too. */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
@@ -46,6 +67,8 @@ const PLUGIN_OPTION_NAMES = [
   'runtime',
   'path',
   'bodyTimeout',
+  'maxDrainBytes',
+  'drainTimeout',
   'publicUrl',
   ...REGISTER_OPTIONS,
   ...HTTP_OPTION_NAMES.filter((name) => name !== 'path'),
@@ -62,7 +85,15 @@ function optionError(message: string): SnodoError {
 export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: AbortSignal): PluginConfig {
   if (typeof options !== 'object' || options === null) throw optionError('options must be an object');
   knownOptions('@snodo/fastify', options, PLUGIN_OPTION_NAMES);
-  const { runtime, path = DEFAULT_PATH, bodyTimeout = DEFAULT_BODY_TIMEOUT, publicUrl, ...rest } = options;
+  const {
+    runtime,
+    path = DEFAULT_PATH,
+    bodyTimeout = DEFAULT_BODY_TIMEOUT,
+    maxDrainBytes = DEFAULT_MAX_DRAIN_BYTES,
+    drainTimeout = DEFAULT_DRAIN_TIMEOUT,
+    publicUrl,
+    ...rest
+  } = options;
   if (publicUrl !== undefined && !/^https?:\/\/[^/?#]+/.test(String(publicUrl))) {
     throw optionError(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
   }
@@ -83,6 +114,14 @@ export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: Abo
       `bodyTimeout must be a non-negative integer of milliseconds, got ${String(bodyTimeout)}`,
     );
   }
+  for (const [name, value] of [
+    ['maxDrainBytes', maxDrainBytes],
+    ['drainTimeout', drainTimeout],
+  ] as const) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_MS) {
+      throw optionError(`${name} must be a positive integer (at most ${MAX_MS}), got ${String(value)}`);
+    }
+  }
   const given = httpOptions.shutdownSignal as AbortSignal | undefined;
   if (given !== undefined && typeof given?.addEventListener !== 'function') {
     throw optionError('shutdownSignal must be an AbortSignal');
@@ -92,6 +131,7 @@ export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: Abo
     runtime,
     path,
     limits: { maxBodyBytes: http.maxBodyBytes, bodyTimeout },
+    drain: { maxDrainBytes, drainTimeout },
     http,
     ownsExecutor: options.executor === undefined,
     publicUrl,

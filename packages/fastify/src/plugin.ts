@@ -4,6 +4,7 @@ import { handle, paramHeadersOf } from '@snodo/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import { readBody } from './body.js';
+import { drainAfterReply } from './drain.js';
 import { ERRORS } from './errors.js';
 import { type PluginConfig, resolveOptions, type SnodoFastifyOptions } from './options.js';
 import { sendResponse } from './reply.js';
@@ -67,7 +68,7 @@ async function serve(
   payload: Readable | undefined,
 ): Promise<FastifyReply | undefined> {
   if (request.headers['transfer-encoding'] !== undefined) {
-    closeAfterReply(request, reply);
+    drainAfterReply(request, reply, config.drain);
     throw new ERRORS.SNODO_ERR_LENGTH_REQUIRED();
   }
   const signal = disconnectSignal(request, reply);
@@ -83,7 +84,8 @@ async function serve(
   try {
     body = await readBody(payload, request.headers['content-length'], config.limits);
   } catch (error) {
-    closeAfterReply(request, reply);
+    if (error instanceof ERRORS.SNODO_ERR_BODY_TOO_LARGE) drainAfterReply(request, reply, config.drain);
+    else closeAfterReply(request, reply);
     throw error;
   }
   const response = await handle(
@@ -94,7 +96,7 @@ async function serve(
   return sendResponse(reply, response, signal);
 }
 
-/** The unread rest of a refused body must not be taken for the next request on the connection. */
+/** A body too slow or gone: the unread rest must not be taken for the next request on the connection. */
 function closeAfterReply(request: FastifyRequest, reply: FastifyReply): void {
   if (request.raw.httpVersionMajor < 2) reply.header('connection', 'close');
 }

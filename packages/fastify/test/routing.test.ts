@@ -363,7 +363,7 @@ describe('body bounds', () => {
     expect(served.json().result.content[0].text).toBe('x');
   });
 
-  it('refuses one byte more with 413 SNODO_ERR_BODY_TOO_LARGE and closes the connection', async () => {
+  it('refuses one byte more with 413 SNODO_ERR_BODY_TOO_LARGE, keeping the connection (the rest is drained)', async () => {
     const probe = new Probe();
     const server = await app({}, {}, probe);
     const call = echoOfSize(2_000_001);
@@ -374,7 +374,7 @@ describe('body bounds', () => {
       payload: call.body,
     });
     expect(refused.statusCode).toBe(413);
-    expect(refused.headers.connection).toBe('close');
+    expect(refused.headers.connection).toBe('keep-alive');
     expect(refused.json()).toMatchObject({ code: 'SNODO_ERR_BODY_TOO_LARGE', statusCode: 413 });
     expect(probe.calls).toBe(0);
   });
@@ -443,7 +443,7 @@ describe('body bounds', () => {
       payload: call.body,
     });
     expect(refused.statusCode).toBe(411);
-    expect(refused.headers.connection).toBe('close');
+    expect(refused.headers.connection).toBe('keep-alive');
     expect(refused.json()).toMatchObject({ code: 'SNODO_ERR_LENGTH_REQUIRED', statusCode: 411 });
     expect(probe.calls).toBe(0);
   });

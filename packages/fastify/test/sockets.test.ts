@@ -1,5 +1,5 @@
 import { connect as connectHttp2 } from 'node:http2';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { Executor } from '@snodo/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -55,19 +55,46 @@ function nextServerSocketClosed(app: FastifyInstance): Promise<void> {
 }
 
 describe('bounds on a real socket', () => {
-  it('answers Transfer-Encoding with 411 and closes, without waiting for a body', async () => {
+  it('answers Transfer-Encoding with 411 without waiting for the body, then drains it and serves the next request', async () => {
     const { port, probe } = await serve();
-    const { response } = rawExchange(
-      port,
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    const received = (count: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (text.split('HTTP/1.1 ').length - 1 >= count && text.endsWith('}')) {
+            socket.off('data', check);
+            resolve();
+          }
+        };
+        socket.on('data', check);
+      });
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    const first = received(1);
+    socket.write(
       'POST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice-token\r\n' +
         'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
         'Transfer-Encoding: chunked\r\n\r\n',
     );
-    const text = await response; // resolves only once the server closed the connection
+    await first; // no byte of the body was sent
     expect(text).toMatch(/^HTTP\/1\.1 411 Length Required\r\n/);
-    expect(text.toLowerCase()).toContain('connection: close');
+    expect(text.toLowerCase()).toContain('connection: keep-alive');
     expect(text).toContain('"code":"SNODO_ERR_LENGTH_REQUIRED"');
-    expect(probe.calls).toBe(0);
+    const second = received(2);
+    const call = toolCall('whoami');
+    socket.write(
+      `5\r\nhello\r\n0\r\n\r\nPOST /api/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice-token\r\n` +
+        `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+        `MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: whoami\r\n` +
+        `Content-Length: ${call.body.length}\r\n\r\n${call.body}`,
+    );
+    await second;
+    expect(text.slice(text.lastIndexOf('HTTP/1.1 '))).toMatch(/^HTTP\/1\.1 200 /);
+    expect(probe.calls).toBe(1);
+    socket.destroy();
   });
 
   it('answers 408 when the body is not complete within bodyTimeout, and closes', async () => {
