@@ -3,9 +3,10 @@ import { createError } from '@fastify/error';
 /**
  * The HTTP-level refusals of the plugin, one row each: they happen before core sees the request
  * (the body was never complete), so they go through Fastify's error handling — the application's
- * `setErrorHandler`, or Fastify's default `{ statusCode, code, error, message }` body — with
- * `connection: close`, since the rest of the body is not read. Every refusal core decides (Origin,
- * Host, media types, revision headers, sessions, overload) keeps its JSON-RPC body instead.
+ * `setErrorHandler`, or Fastify's default `{ statusCode, code, error, message }` body. After a 411
+ * or 413 the rest of the body is drained (drain.ts); after a 408 or 400 the connection closes.
+ * Every refusal core decides (Origin, Host, media types, revision headers, sessions, overload)
+ * keeps its JSON-RPC body instead.
  */
 export const ERRORS = {
   SNODO_ERR_LENGTH_REQUIRED: createError(
