@@ -5,10 +5,9 @@ import {
   HTTP_ENDPOINT,
   HTTPS_ENDPOINT,
   ORIGIN_ROWS,
-  type OriginRow,
+  originOptions,
   REPEATED_FIELD_ROWS,
   rowFields,
-  trustedOrigin,
 } from './fixtures/edge-table.js';
 import { httpServer } from './http-helpers.js';
 
@@ -16,14 +15,6 @@ import { httpServer } from './http-helpers.js';
 // over real sockets). A fetch `Headers` joins repeated fields with ", ": that list is what core sees.
 
 const runtime = httpServer();
-
-function originOptions(row: OriginRow): FetchHandlerOptions {
-  const options: FetchHandlerOptions = {};
-  if (row.allowedOriginHosts !== undefined) options.allowedOriginHosts = row.allowedOriginHosts;
-  if (row.allowedOrigins !== undefined)
-    options.allowedOrigins = row.allowedOrigins === 'predicate' ? trustedOrigin : row.allowedOrigins;
-  return options;
-}
 
 async function send(url: string, fields: [string, string][], options: FetchHandlerOptions) {
   const headers = new Headers();

@@ -1,6 +1,7 @@
 import { type AddressInfo, connect } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PAST_THE_BUFFERS, writeAllThenRead } from '../../core/test/fixtures/write-then-read.js';
 import { type SnodoFastifyOptions, snodo } from '../src/index.js';
 import { Probe, testServer, toolCall } from './helpers.js';
 
@@ -26,37 +27,6 @@ async function serve(
   await app.register(snodo, { runtime: testServer(probe), ...options });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as AddressInfo).port;
-}
-
-const MiB = 1024 * 1024;
-/**
- * More than loopback's socket buffers take in while the server reads nothing (about 4 MiB on
- * Linux): the client is still writing when the server answers, as a client on a real network is.
- */
-const PAST_THE_BUFFERS = 16 * MiB;
-
-interface Outcome {
-  text: string;
-  error: string | undefined;
-}
-
-/** A client that writes all of `bytes`, half-closes, and only then reads, to the end. */
-function writeAllThenRead(port: number, bytes: Buffer): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    let error: string | undefined;
-    socket.pause();
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      error ??= e.code;
-    });
-    socket.on('close', () => resolve({ text: Buffer.concat(chunks).toString('latin1'), error }));
-    socket.write(bytes, () => {
-      socket.end();
-      socket.resume();
-    });
-  });
 }
 
 /** The status lines in `text`, in order, and whether each answer said `Connection: close`. */

@@ -4,10 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   DISCOVER_BODY,
   ORIGIN_ROWS,
-  type OriginRow,
+  originOptions,
   REPEATED_FIELD_ROWS,
   rowFields,
-  trustedOrigin,
 } from '../../core/test/fixtures/edge-table.js';
 import { type SnodoFastifyOptions, snodo } from '../src/index.js';
 import { rawExchange, testServer } from './helpers.js';
@@ -38,14 +37,6 @@ async function send(port: number, fields: [string, string][]) {
   ).response;
   const [statusLine = '', body = ''] = text.split('\r\n\r\n');
   return { status: Number(statusLine.split(' ')[1]), body };
-}
-
-function originOptions(row: OriginRow): Omit<SnodoFastifyOptions, 'runtime'> {
-  const options: Omit<SnodoFastifyOptions, 'runtime'> = {};
-  if (row.allowedOriginHosts !== undefined) options.allowedOriginHosts = row.allowedOriginHosts;
-  if (row.allowedOrigins !== undefined)
-    options.allowedOrigins = row.allowedOrigins === 'predicate' ? trustedOrigin : row.allowedOrigins;
-  return options;
 }
 
 describe('the edge table on the Fastify plugin', () => {

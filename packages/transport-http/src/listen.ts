@@ -162,8 +162,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     res.once('close', () => {
       connection.active--;
       if (socket.destroyed) return;
-      // A response that said "Connection: close" ends its connection once written (node would wait
-      // for the client or the keep-alive timer).
+      // After the answer that ends the connection, close it (gracefully: linger.ts).
       if ((connection.ending || closing !== undefined) && connection.active === 0) closeGracefully(socket);
       else if (connection.active === 0) armHead(socket, connection);
     });

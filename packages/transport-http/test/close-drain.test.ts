@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PAST_THE_BUFFERS, writeAllThenRead } from '../../core/test/fixtures/write-then-read.js';
 import { DEFAULT_MAX_REQUESTS_PER_CONNECTION, type McpHttpServer } from '../src/index.js';
 import { closeAll, modern, rawRequest, start } from './helpers.js';
 
@@ -9,39 +10,6 @@ import { closeAll, modern, rawRequest, start } from './helpers.js';
 // connection, and the client's stack throws away the answers it has not read (EPIPE).
 
 afterEach(closeAll);
-
-const MiB = 1024 * 1024;
-/**
- * More than loopback's socket buffers take in while the server reads nothing (about 4 MiB on
- * Linux): the client is still writing when the server answers, as a client on a real network is.
- */
-const PAST_THE_BUFFERS = 16 * MiB;
-
-interface Outcome {
-  /** Everything received, read only after the whole write finished or failed. */
-  text: string;
-  /** The client's socket error (EPIPE, ECONNRESET), if any. */
-  error: string | undefined;
-}
-
-/** A client that writes all of `bytes`, half-closes, and only then reads, to the end. */
-function writeAllThenRead(port: number, bytes: Buffer): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    let error: string | undefined;
-    socket.pause();
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      error ??= e.code;
-    });
-    socket.on('close', () => resolve({ text: Buffer.concat(chunks).toString('latin1'), error }));
-    socket.write(bytes, () => {
-      socket.end();
-      socket.resume();
-    });
-  });
-}
 
 /** The answers in `text`: status, Connection header and JSON-RPC body, in order. */
 function answers(text: string): { status: number; close: boolean; body: any }[] {

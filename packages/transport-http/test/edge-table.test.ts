@@ -4,9 +4,9 @@ import {
   HTTPS_ENDPOINT,
   ORIGIN_ROWS,
   type OriginRow,
+  originOptions,
   REPEATED_FIELD_ROWS,
   rowFields,
-  trustedOrigin,
 } from '../../core/test/fixtures/edge-table.js';
 import type { ListenOptions } from '../src/index.js';
 import { closeAll, raw, start } from './helpers.js';
@@ -27,19 +27,14 @@ async function send(port: number, fields: [string, string][]) {
   return { status, body: body === '' ? undefined : JSON.parse(body) };
 }
 
-function originOptions(row: OriginRow): Partial<ListenOptions> {
-  const options: Partial<ListenOptions> = {};
+function listenerOptions(row: OriginRow): Partial<ListenOptions> {
   // Over HTTPS: the listener speaks plain HTTP, so a TLS-terminating proxy in front says so with publicUrl.
-  if (row.endpoint === 'https') options.publicUrl = HTTPS_ENDPOINT;
-  if (row.allowedOriginHosts !== undefined) options.allowedOriginHosts = row.allowedOriginHosts;
-  if (row.allowedOrigins !== undefined)
-    options.allowedOrigins = row.allowedOrigins === 'predicate' ? trustedOrigin : row.allowedOrigins;
-  return options;
+  return { ...originOptions(row), ...(row.endpoint === 'https' ? { publicUrl: HTTPS_ENDPOINT } : {}) };
 }
 
 describe('the edge table on the listener', () => {
   it.each(ORIGIN_ROWS.map((row) => [row.name, row] as const))('Origin: %s', async (_name, row) => {
-    const server = await start(originOptions(row));
+    const server = await start(listenerOptions(row));
     const fields = rowFields([
       ['host', 'mcp.example.com'],
       ...row.origin.map((value): [string, string] => ['origin', value]),
