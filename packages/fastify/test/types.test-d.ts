@@ -18,9 +18,13 @@ describe('register options are checked at compile time', () => {
       bodyTimeout: 10_000,
       requestTimeout: 30_000,
       allowedOriginHosts: ['app.example.com'],
+      allowedOrigins: ['https://app.example.com'],
       allowedHosts: ['app.example.com'],
       keepAliveInterval: 15_000,
+      maxDrainBytes: 8_388_608,
+      drainTimeout: 5_000,
     });
+    app.register(snodo, { runtime, allowedOrigins: (origin) => origin.endsWith('.example.com') });
     expectTypeOf<SnodoFastifyOptions['runtime']>().toEqualTypeOf<ReturnType<typeof createServer>>();
     expectTypeOf<SnodoFastifyOptions['bodyTimeout']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<SnodoFastifyOptions['path']>().toEqualTypeOf<string | undefined>();
@@ -37,6 +41,12 @@ describe('register options are checked at compile time', () => {
     app.register(snodo, { runtime, bodyTimeout: '10s' });
     // @ts-expect-error allowedHosts is a list of host names
     app.register(snodo, { runtime, allowedHosts: 'app.example.com' });
+    // @ts-expect-error allowedOrigins is a list of origins or a predicate, not one origin
+    app.register(snodo, { runtime, allowedOrigins: 'https://app.example.com' });
+    // @ts-expect-error a predicate answers with a boolean
+    app.register(snodo, { runtime, allowedOrigins: (origin: string) => origin });
+    // @ts-expect-error maxDrainBytes is a number of bytes
+    app.register(snodo, { runtime, maxDrainBytes: '8 MiB' });
     // @ts-expect-error a runtime is what createServer returns, not its definition
     app.register(snodo, { runtime: { name: 't', version: '1' } });
   });
