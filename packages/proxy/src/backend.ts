@@ -62,9 +62,22 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-/** A connection failure (as opposed to the backend answering something the proxy refuses). */
+/**
+ * A connection failure (as opposed to the backend answering something the proxy refuses). An
+ * answer too large for the client fails its own call only: the connection stays usable.
+ */
 function lostConnection(error: unknown): boolean {
-  return TransportError.is(error) || (SnodoError.is(error) && error.code === 'SNODO_ERR_CLOSED');
+  if (TransportError.is(error)) return error.code !== 'SNODO_ERR_MESSAGE_TOO_LARGE';
+  return SnodoError.is(error) && error.code === 'SNODO_ERR_CLOSED';
+}
+
+/** The error frontends get when the backend's answer was larger than its client accepts. */
+function tooLarge(what: string, limit: number | undefined): ProtocolError {
+  return new ProtocolError(
+    -32603,
+    `The answer of the server behind ${what} is larger than the proxy accepts${limit === undefined ? '' : ` (${limit} bytes)`}`,
+    { reason: 'response_too_large', ...(limit === undefined ? {} : { limit }) },
+  );
 }
 
 /**
@@ -427,6 +440,9 @@ export class Backend {
       // Aborted because this backend was removed or lost (its exchanges abort before its client
       // closes): the frontend gets "unavailable". Otherwise the frontend itself cancelled.
       return this.#closed || generation !== this.#generation ? unavailable(what) : error;
+    }
+    if (TransportError.is(error) && error.code === 'SNODO_ERR_MESSAGE_TOO_LARGE') {
+      return tooLarge(what, error.limit);
     }
     if (lostConnection(error)) {
       if (TransportError.is(error)) this.#lost(generation, error);
