@@ -301,17 +301,29 @@ function setLevel(
   return session ? { type: 'response', message: response, session } : { type: 'response', message: response };
 }
 
-function subscribeLegacy(
+async function subscribeLegacy(
   runtime: Runtime,
   id: RequestId,
   method: string,
   params: Record<string, unknown> | undefined,
   selected: Selection,
   context: DispatchContext,
-): Outcome {
+): Promise<Outcome> {
   const uri = params?.uri;
   if (typeof uri !== 'string' || uri === '') {
     return failed(id, selected.dialect, ProtocolError.invalidParams(`${method} needs params.uri (a string)`));
+  }
+  if (method === 'resources/subscribe') {
+    // Acknowledged only when updates of `uri` can come: what listen's acknowledgement would list.
+    try {
+      if (runtime.admitSubscribe)
+        await runtime.admitSubscribe({ runtime, uri, auth: context.auth, selection: selected });
+      else if (!honouredFilter(runtime, { resourceSubscriptions: [uri] }).resourceSubscriptions) {
+        throw ProtocolError.resourceNotFound(uri);
+      }
+    } catch (error) {
+      return failed(id, selected.dialect, ProtocolError.is(error) ? error : ProtocolError.internal());
+    }
   }
   const response = resultResponse(id, selected.dialect.shapeResult(method, {}, runtime.shaping));
   const { session } = context;

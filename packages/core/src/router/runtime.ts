@@ -66,6 +66,19 @@ export interface Runtime {
   readonly operations?: ReadonlyMap<string, Operation>;
   /** Opens `subscriptions/listen` in place of core's hub-fed subscription (own admission and delivery checks). */
   readonly openListen?: (call: ListenCall) => OpenedSubscription | Promise<OpenedSubscription>;
+  /**
+   * Admits an initialize-based `resources/subscribe` in place of core's check (a resource or a
+   * template match): throw a `ProtocolError` saying why updates of the URI will not come.
+   */
+  readonly admitSubscribe?: (call: SubscribeCall) => void | Promise<void>;
+}
+
+/** What `Runtime.admitSubscribe` gets: the URI an initialize-based session subscribes to, and who asks. */
+export interface SubscribeCall {
+  readonly runtime: Runtime;
+  readonly uri: string;
+  readonly auth: AuthInfo | undefined;
+  readonly selection: Selection;
 }
 
 /** What `Runtime.openListen` gets: the listen request, its parsed filter as requested, and its bound. */

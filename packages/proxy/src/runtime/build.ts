@@ -5,7 +5,7 @@ import { optionError } from '../errors.js';
 import { type AuthorizationPolicy, policyProblem } from '../policy.js';
 import { PROXY_VERSION } from '../version.js';
 import type { ProxyCore } from './context.js';
-import { filteredHub, listenOperation, subscribable } from './listen.js';
+import { admitSubscribeOperation, filteredHub, listenOperation, subscribable } from './listen.js';
 import { operations } from './ops.js';
 
 /** Options of `proxy.runtime()`: the frontend side. */
@@ -67,5 +67,6 @@ export function buildRuntime(
     ),
     operations: operations(core, policy),
     openListen: listenOperation(core, policy),
+    admitSubscribe: admitSubscribeOperation(core, policy),
   });
 }

@@ -1,7 +1,9 @@
-import type { ChangeEvent, ChangeHub, SubscriptionFilter } from '@snodo/core';
-import { type ListenCall, openListen } from '@snodo/core/internal';
+import { type ChangeEvent, type ChangeHub, ProtocolError, type SubscriptionFilter } from '@snodo/core';
+import { type ListenCall, openListen, type SubscribeCall } from '@snodo/core/internal';
+import { unavailable } from '../backend.js';
 import { type AuthorizationPolicy, allowed, type Principal } from '../policy.js';
-import type { ProxyCore } from './context.js';
+import { forbidden, type ProxyCore } from './context.js';
+import { resolve } from './reads.js';
 
 /**
  * Whether `principal` may receive updates of the exposed URI `uri`: an exact catalog resource
@@ -61,5 +63,37 @@ export function listenOperation(core: ProxyCore, policy: AuthorizationPolicy | u
       (event) => event.type !== 'updated' || subscribable(core, policy, auth, event.uri),
     );
     return openListen({ ...call.runtime, hub }, call.id, admitted, call.queueSize);
+  };
+}
+
+function notSubscribable(uri: string, why: string): ProtocolError {
+  return ProtocolError.invalidParams(`Cannot subscribe to ${uri}: ${why}`, { uri, reason: 'not_subscribable' });
+}
+
+/**
+ * An initialize-based `resources/subscribe`: acknowledged only for what `subscribable` admits, and
+ * otherwise refused with the reason (never `{}` for updates that will not come): not found, as a
+ * read would be; forbidden by the policy; the backend unavailable; a template instance (no
+ * demand-driven upstream listener); or a resource its backend does not report updates of.
+ */
+export function admitSubscribeOperation(core: ProxyCore, policy: AuthorizationPolicy | undefined) {
+  return ({ uri }: SubscribeCall): void => {
+    // Updates reach initialize-based sessions as an anonymous caller's would (see buildRuntime):
+    // admitted the same way, so nothing is acknowledged that delivery would then withhold.
+    const auth = undefined;
+    const { entry, backend } = resolve({ core, policy }, auth, uri);
+    if (entry.item.kind === 'template') {
+      throw notSubscribable(
+        uri,
+        `it is an instance of the template ${entry.key}, and the proxy relays updates of exact catalog resources only`,
+      );
+    }
+    if (!allowed(policy, 'canSubscribe', auth, entry.item)) {
+      throw forbidden(`Subscribing to ${uri} is not allowed for this caller`, { uri });
+    }
+    if (backend.status === 'down') throw unavailable(`resource ${JSON.stringify(uri)}`);
+    if (!backend.accepts(entry.item.original)) {
+      throw notSubscribable(uri, 'the server behind it does not report updates of it');
+    }
   };
 }

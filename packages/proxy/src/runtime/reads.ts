@@ -17,7 +17,7 @@ function notConnectedYet(scope: Scope, id: string): boolean {
  * The exact resource, or the one template of its backend, that serves an exposed URI. Two of the
  * backend's templates matching is an ambiguity error: the proxy does not choose for the backend.
  */
-function resolve(
+export function resolve(
   scope: Scope,
   principal: Principal,
   uri: string,
