@@ -151,12 +151,17 @@ export class Client {
 
   // ---- sending ---------------------------------------------------------------------------
 
-  #meta(version: ProtocolVersion | undefined, progressToken: string | undefined): Record<string, unknown> {
+  #meta(
+    version: ProtocolVersion | undefined,
+    progressToken: string | undefined,
+    onBehalfOf: CallOptions['onBehalfOf'],
+  ): Record<string, unknown> {
     const meta: Record<string, unknown> = {};
     if (version === MODERN) {
       meta[META.protocolVersion] = version;
-      meta[META.clientCapabilities] = this.#capabilities;
-      meta[META.clientInfo] = this.#settings.clientInfo;
+      meta[META.clientCapabilities] = onBehalfOf ? onBehalfOf.capabilities : this.#capabilities;
+      const clientInfo = onBehalfOf ? onBehalfOf.clientInfo : this.#settings.clientInfo;
+      if (clientInfo !== undefined) meta[META.clientInfo] = clientInfo;
       if (this.#settings.logLevel !== undefined) meta[META.logLevel] = this.#settings.logLevel;
     }
     if (progressToken !== undefined) meta.progressToken = progressToken;
@@ -176,7 +181,7 @@ export class Client {
     if (this.#failure) throw this.#failure;
     const version = 'version' in options ? options.version : this.#negotiated?.version;
     const token = options.onProgress ? `p${++this.#nextToken}` : undefined;
-    const meta = this.#meta(version, token);
+    const meta = this.#meta(version, token, options.onBehalfOf);
     let full: Record<string, unknown> | undefined = params;
     if (Object.keys(meta).length > 0) {
       const own = params?._meta as Record<string, unknown> | undefined;

@@ -112,6 +112,12 @@ export interface CallOptions {
    * may have had a side effect must not run it twice.
    */
   reissue?: boolean;
+  /**
+   * 2026-07-28: the client this call speaks for, sent in its `_meta` in place of this client's own
+   * `capabilities` and `clientInfo` (a proxy forwards each frontend's own; never a cached one).
+   * The client's input handlers still answer what it fulfils itself.
+   */
+  onBehalfOf?: { capabilities: ClientCapabilities; clientInfo: Implementation | undefined };
 }
 
 export interface ListOptions extends CallOptions {

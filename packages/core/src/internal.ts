@@ -11,6 +11,6 @@ export { classifyMessage } from './jsonrpc/decode.js';
 export { knownOptions, nonNegativeInteger, positiveInteger } from './limits/validate.js';
 export { deriveRuntime, type RuntimeChange } from './router/derive.js';
 export { encodeCursor, paginate } from './router/pagination.js';
-export type { ListenCall, SubscribeCall } from './router/runtime.js';
+export type { ListenCall, SessionOwner, SubscribeCall } from './router/runtime.js';
 export { compileSchema } from './router/schema.js';
 export { openListen } from './subscriptions/listen.js';

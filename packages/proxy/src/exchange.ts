@@ -1,4 +1,5 @@
 import { ProtocolError } from '@snodo/core';
+import type { Route } from './sessions.js';
 
 /** A server-initiated request of the backend, waiting for the frontend's answer. */
 export interface PendingInput {
@@ -41,6 +42,8 @@ export class Exchange {
   #outcome: ExchangeEvent | undefined;
   #wake: (() => void) | undefined;
   #asked = 0;
+  /** Where the backend call runs (the shared client, or the caller's own session), once sent. */
+  route: Route | undefined = undefined;
   /** Progress of the backend call goes to the round that drives the exchange now. */
   onProgress: ((progress: { progress: number; total?: number; message?: string }) => void) | undefined;
 

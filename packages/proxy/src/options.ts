@@ -1,8 +1,10 @@
 import type { BackendSpec, BackendStatus } from './backend.js';
 import {
   BACKEND_ID,
+  DEFAULT_BACKEND_SESSION_IDLE_MS,
   DEFAULT_HEALTH_INTERVAL_MS,
   DEFAULT_INPUT_TIMEOUT_MS,
+  DEFAULT_MAX_BACKEND_SESSIONS,
   DEFAULT_MAX_BACKENDS,
   DEFAULT_MAX_CATALOG_ITEMS,
   DEFAULT_MAX_INPUT_ROUNDS,
@@ -45,6 +47,10 @@ export interface ProxyOptions {
   inputTimeoutMs?: number;
   /** Such waiting calls at most. Default 256. */
   maxParkedCalls?: number;
+  /** Sessions each backend holds for its principals at most (a backend's `maxSessions` overrides it). Default 32. */
+  maxBackendSessions?: number;
+  /** How long a principal's backend session stays open unused, in ms. Default 300,000. */
+  backendSessionIdleMs?: number;
   /** Input rounds one forwarded request may take. Default 8. */
   maxInputRounds?: number;
   onHealthChange?: (change: HealthChange) => void;
@@ -63,6 +69,8 @@ export interface Settings {
   readonly inputTimeoutMs: number;
   readonly maxParkedCalls: number;
   readonly maxInputRounds: number;
+  readonly maxBackendSessions: number;
+  readonly backendSessionIdleMs: number;
   readonly onHealthChange: ProxyOptions['onHealthChange'];
   readonly onWarning: ProxyOptions['onWarning'];
 }
@@ -119,6 +127,17 @@ export function resolveSettings(options: ProxyOptions): Settings {
     inputTimeoutMs: positive('inputTimeoutMs', options.inputTimeoutMs, DEFAULT_INPUT_TIMEOUT_MS, MAX_DELAY),
     maxParkedCalls: positive('maxParkedCalls', options.maxParkedCalls, DEFAULT_MAX_PARKED_CALLS),
     maxInputRounds: positive('maxInputRounds', options.maxInputRounds, DEFAULT_MAX_INPUT_ROUNDS),
+    maxBackendSessions: positive(
+      'maxBackendSessions',
+      options.maxBackendSessions,
+      DEFAULT_MAX_BACKEND_SESSIONS,
+    ),
+    backendSessionIdleMs: positive(
+      'backendSessionIdleMs',
+      options.backendSessionIdleMs,
+      DEFAULT_BACKEND_SESSION_IDLE_MS,
+      MAX_DELAY,
+    ),
     onHealthChange: options.onHealthChange,
     onWarning: options.onWarning,
   };
@@ -127,7 +146,9 @@ export function resolveSettings(options: ProxyOptions): Settings {
 /** Validates one backend spec; `where` names it in messages (`backends[2]`, `addBackend`). */
 export function checkBackendSpec(where: string, spec: unknown): BackendSpec {
   if (typeof spec !== 'object' || spec === null)
-    throw optionError(`${where} must be an object { id, target, prefix?, clientOptions? }`);
+    throw optionError(
+      `${where} must be an object { id, target, prefix?, clientOptions?, sessionMode?, maxSessions? }`,
+    );
   const typed = spec as Record<string, unknown>;
   const { id } = typed;
   if (typeof id !== 'string' || !BACKEND_ID.test(id) || id.length > MAX_BACKEND_ID_LENGTH) {
@@ -142,6 +163,16 @@ export function checkBackendSpec(where: string, spec: unknown): BackendSpec {
       `${where}.prefix must be at most 63 of the characters A-Z a-z 0-9 _ . -, got ${JSON.stringify(typed.prefix)}`,
     );
   }
+  if (
+    typed.sessionMode !== undefined &&
+    typed.sessionMode !== 'per-principal' &&
+    typed.sessionMode !== 'shared'
+  ) {
+    throw optionError(
+      `${where}.sessionMode must be 'per-principal' or 'shared', got ${JSON.stringify(typed.sessionMode)}`,
+    );
+  }
+  positive(`${where}.maxSessions`, typed.maxSessions, 1);
   if (
     typed.clientOptions !== undefined &&
     (typeof typed.clientOptions !== 'object' || typed.clientOptions === null)

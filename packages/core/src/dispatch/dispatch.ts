@@ -37,6 +37,12 @@ export interface DispatchContext {
   headerVersion?: string;
   /** Verified identity from the host (never from unverified headers). */
   auth?: AuthInfo;
+  /**
+   * The client connection or initialize-based session this message came on, when the transport
+   * has one (a stdio or in-process connection; an HTTP session): opaque, stable for its lifetime,
+   * never shared with another client. Absent for stateless 2026-07-28 HTTP requests.
+   */
+  connectionId?: string;
   /** The URL the request arrived on (HTTP), as the client used it. */
   url?: string;
   /** Carries server-initiated requests (initialize-based revisions), when the transport can. */
@@ -224,6 +230,7 @@ async function run(
     }),
     selection: selected,
     auth: context.auth,
+    connectionId: context.connectionId,
   });
   const response = settle(runtime, id, method, dialect, () =>
     mayAskInput
@@ -276,6 +283,7 @@ function initialize(
     }),
     selection: selected,
     auth: context.auth,
+    connectionId: context.connectionId,
   };
   const result = dialect.shapeResult('initialize', initializeResult(call, runtime), runtime.shaping);
   return { type: 'response', message: resultResponse(id, result), session };
@@ -316,9 +324,10 @@ async function subscribeLegacy(
   if (method === 'resources/subscribe') {
     // Acknowledged only when updates of `uri` can come: what listen's acknowledgement would list.
     try {
-      if (runtime.admitSubscribe)
-        await runtime.admitSubscribe({ runtime, uri, auth: context.auth, selection: selected });
-      else if (!honouredFilter(runtime, { resourceSubscriptions: [uri] }).resourceSubscriptions) {
+      if (runtime.admitSubscribe) {
+        const { auth, connectionId } = context;
+        await runtime.admitSubscribe({ runtime, uri, auth, connectionId, selection: selected });
+      } else if (!honouredFilter(runtime, { resourceSubscriptions: [uri] }).resourceSubscriptions) {
         throw ProtocolError.resourceNotFound(uri);
       }
     } catch (error) {
@@ -354,6 +363,7 @@ async function listen(
         id,
         filter,
         auth: context.auth,
+        connectionId: context.connectionId,
         selection: selected,
         queueSize,
       });

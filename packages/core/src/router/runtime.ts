@@ -71,6 +71,19 @@ export interface Runtime {
    * template match): throw a `ProtocolError` saying why updates of the URI will not come.
    */
   readonly admitSubscribe?: (call: SubscribeCall) => void | Promise<void>;
+  /**
+   * The hub that feeds one initialize-based session's stream (`openSessionNotifications`), in place
+   * of `hub`: for a runtime whose changes depend on who listens (a proxy's per-caller sessions).
+   */
+  readonly sessionHub?: (owner: SessionOwner) => ChangeHub | undefined;
+}
+
+/** Who an initialize-based session's stream belongs to, as its transport knows it. */
+export interface SessionOwner {
+  /** The identity the transport verified for the stream (HTTP: the GET request's), if any. */
+  readonly auth: AuthInfo | undefined;
+  /** `DispatchContext.connectionId` of the session's connection or HTTP session. */
+  readonly connectionId: string | undefined;
 }
 
 /** What `Runtime.admitSubscribe` gets: the URI an initialize-based session subscribes to, and who asks. */
@@ -78,6 +91,7 @@ export interface SubscribeCall {
   readonly runtime: Runtime;
   readonly uri: string;
   readonly auth: AuthInfo | undefined;
+  readonly connectionId: string | undefined;
   readonly selection: Selection;
 }
 
@@ -88,6 +102,8 @@ export interface ListenCall {
   readonly id: RequestId;
   readonly filter: SubscriptionFilter;
   readonly auth: AuthInfo | undefined;
+  /** `DispatchContext.connectionId`: the connection or session the request came on, if any. */
+  readonly connectionId: string | undefined;
   readonly selection: Selection;
   /** Unread notifications the subscriber may hold (`DispatchContext.subscriptionQueue`). */
   readonly queueSize: number;

@@ -5,7 +5,13 @@ import { optionError } from '../errors.js';
 import { type AuthorizationPolicy, policyProblem } from '../policy.js';
 import { PROXY_VERSION } from '../version.js';
 import type { ProxyCore } from './context.js';
-import { admitSubscribeOperation, filteredHub, listenOperation, subscribable } from './listen.js';
+import {
+  admitSubscribeOperation,
+  filteredHub,
+  listenOperation,
+  sessionHubOperation,
+  subscribable,
+} from './listen.js';
 import { operations } from './ops.js';
 
 /** Options of `proxy.runtime()`: the frontend side. */
@@ -60,7 +66,7 @@ export function buildRuntime(
       resources: { subscribe: true, listChanged: true },
       completions: {},
     },
-    // Initialize-based sessions carry no principal: their updates are what an anonymous caller may see.
+    // Each initialize-based session's stream gets `sessionHub`'s; this one is for anything else.
     hub: filteredHub(
       core.changes,
       (event) => event.type !== 'updated' || subscribable(core, policy, undefined, event.uri),
@@ -68,5 +74,6 @@ export function buildRuntime(
     operations: operations(core, policy),
     openListen: listenOperation(core, policy),
     admitSubscribe: admitSubscribeOperation(core, policy),
+    sessionHub: sessionHubOperation(core, policy),
   });
 }
