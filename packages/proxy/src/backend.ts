@@ -17,7 +17,7 @@ import { ProxyError } from './errors.js';
 import type { Exchange, PendingInput } from './exchange.js';
 import { UpstreamListener } from './listener.js';
 import type { Owner } from './principal.js';
-import { type BackendSession, type Route, SessionPool } from './sessions.js';
+import { type BackendSession, type Route, type SessionChange, SessionPool } from './sessions.js';
 import { observedTransport } from './transport.js';
 import { PROXY_VERSION } from './version.js';
 
@@ -61,6 +61,7 @@ export interface BackendEnv {
   resourceUpdated(backend: Backend, original: string, owner?: Owner): void;
   /** Whether the principal has a notification stream open. */
   listening(ownerKey: string): boolean;
+  sessionChanged(change: SessionChange): void;
   warning(backend: Backend, message: string): void;
 }
 
@@ -145,6 +146,7 @@ export class Backend {
       connect: (session) => this.#connectSession(session),
       listening: (ownerKey) => env.listening(ownerKey),
       updated: (session, original) => env.resourceUpdated(this, original, session.owner),
+      changed: (change) => env.sessionChanged(change),
     });
     this.#listener = new UpstreamListener({
       listChanged: () => this.refresh().catch(() => {}),
@@ -296,8 +298,8 @@ export class Backend {
    */
   async #connectSession(session: BackendSession): Promise<Client> {
     const options = this.#options(session, 16);
-    const transport = observedTransport(this.spec.target, options, (error) => {
-      if (!session.closed) void this.sessions.drop(session, error ?? new Error('the connection closed'));
+    const transport = observedTransport(this.spec.target, options, () => {
+      if (!session.closed) void this.sessions.drop(session, 'lost');
     });
     return connect({ transport }, options);
   }
@@ -508,13 +510,13 @@ export class Backend {
         return await send(session.client as Client, session);
       } catch (error) {
         const expired = TransportError.is(error) && error.code === 'SNODO_ERR_SESSION_EXPIRED';
-        if (expired) void this.sessions.drop(session, error);
+        if (expired) void this.sessions.drop(session, 'forgotten');
         if (expired && attempt === 0) continue;
         throw this.#callError(
           what,
           error,
-          (lostError) => {
-            void this.sessions.drop(session, lostError);
+          () => {
+            void this.sessions.drop(session, 'lost');
             // Perhaps the server itself is gone: the probe finds out now rather than at its next tick.
             this.refresh().catch(() => {});
           },
@@ -609,6 +611,6 @@ export class Backend {
     const client = this.#client;
     this.#client = undefined;
     this.#generation++;
-    await Promise.all([client?.close().catch(() => {}), this.sessions.close(unavailable('this request'))]);
+    await Promise.all([client?.close().catch(() => {}), this.sessions.close()]);
   }
 }

@@ -20,6 +20,7 @@ export {
 export { PROXY_ERRORS, ProxyError, type ProxyErrorCode, type ProxyErrorKind } from './errors.js';
 export { exposedUri, parseExposedUri } from './names.js';
 export type { HealthChange, ProxyOptions } from './options.js';
+export type { SessionChange, SessionEnd } from './sessions.js';
 export type { AuthorizationPolicy, CatalogItem, Principal } from './policy.js';
 export {
   type BackendHealth,

@@ -15,6 +15,7 @@ import {
   MAX_BACKEND_ID_LENGTH,
 } from './defaults.js';
 import { optionError } from './errors.js';
+import type { SessionChange } from './sessions.js';
 import { type AuthorizationPolicy, policyProblem } from './policy.js';
 import { targetProblem } from './transport.js';
 
@@ -56,6 +57,8 @@ export interface ProxyOptions {
   onHealthChange?: (change: HealthChange) => void;
   /** What backend clients recovered from (dropped tools, skipped output). */
   onWarning?: (backend: string, message: string) => void;
+  /** A principal's backend session opened or closed (and why); it names no principal. */
+  onSessionChange?: (change: SessionChange) => void;
 }
 
 export interface Settings {
@@ -73,6 +76,7 @@ export interface Settings {
   readonly backendSessionIdleMs: number;
   readonly onHealthChange: ProxyOptions['onHealthChange'];
   readonly onWarning: ProxyOptions['onWarning'];
+  readonly onSessionChange: ProxyOptions['onSessionChange'];
 }
 
 /** The longest delay `setTimeout` honours. */
@@ -100,7 +104,7 @@ export function resolveSettings(options: ProxyOptions): Settings {
   }
   const problem = policyProblem('authorization', options.authorization);
   if (problem) throw optionError(problem);
-  for (const name of ['onHealthChange', 'onWarning'] as const) {
+  for (const name of ['onHealthChange', 'onWarning', 'onSessionChange'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function')
       throw optionError(`${name} must be a function`);
   }
@@ -140,6 +144,7 @@ export function resolveSettings(options: ProxyOptions): Settings {
     ),
     onHealthChange: options.onHealthChange,
     onWarning: options.onWarning,
+    onSessionChange: options.onSessionChange,
   };
 }
 

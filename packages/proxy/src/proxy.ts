@@ -8,6 +8,7 @@ import { exposedUri } from './names.js';
 import { checkBackendSpec, type ProxyOptions, resolveSettings, type Settings } from './options.js';
 import type { CatalogItem } from './policy.js';
 import type { Owner } from './principal.js';
+import type { SessionChange } from './sessions.js';
 import { buildRuntime, type RuntimeOptions } from './runtime/build.js';
 import type { ProxyCore } from './runtime/context.js';
 
@@ -21,6 +22,8 @@ export interface BackendHealth {
   readonly since: string;
   /** Items of its accepted snapshot in the merged catalog. */
   readonly items: number;
+  /** Its principals' own sessions open now (0 for a backend that keeps none). */
+  readonly sessions: number;
 }
 
 export interface ProxyHealth {
@@ -157,6 +160,11 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
 
   warning(backend: Backend, message: string): void {
     this.#settings.onWarning?.(backend.id, message);
+  }
+
+  sessionChanged(change: SessionChange): void {
+    if (!this.#backends.has(change.backend)) return;
+    this.#settings.onSessionChange?.(change);
   }
 
   // ---- ProxyCore -----------------------------------------------------------------------------
@@ -337,6 +345,7 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
       error: backend.error,
       since: new Date(backend.since).toISOString(),
       items: this.#catalog.snapshots.get(backend.id)?.size ?? 0,
+      sessions: backend.sessions.size,
     });
   }
 

@@ -4,6 +4,15 @@ import type { Exchange } from './exchange.js';
 import { UpstreamListener } from './listener.js';
 import type { Owner } from './principal.js';
 
+/** What the calls still waiting on a closed session get: the frontend sees "backend unavailable". */
+function ended(why: SessionEnd): ProtocolError {
+  return new ProtocolError(
+    -32603,
+    `Backend unavailable: the session of this caller with the server closed (${why}); try again`,
+    { reason: 'backend_unavailable' },
+  );
+}
+
 /** Links a session handed out that are kept readable by its owner, at most (oldest forgotten first). */
 const MAX_HANDED_OUT = 256;
 
@@ -18,6 +27,24 @@ export interface Route {
   readonly session?: BackendSession;
 }
 
+/**
+ * Why a principal's backend session closed: unused for `backendSessionIdleMs` (`idle`), to make
+ * room for another principal (`evicted`), the end of the one request it served (`ephemeral`), its
+ * connection lost (`lost`), the server forgot it (`forgotten`: HTTP 404), or the backend or proxy
+ * went away (`removed`).
+ */
+export type SessionEnd = 'idle' | 'evicted' | 'ephemeral' | 'lost' | 'forgotten' | 'removed';
+
+/** A principal's backend session opened or closed (`onSessionChange`). No principal is named. */
+export interface SessionChange {
+  readonly backend: string;
+  readonly change: 'opened' | 'closed';
+  /** Why it closed. */
+  readonly reason?: SessionEnd;
+  /** The backend's sessions after the change. */
+  readonly sessions: number;
+}
+
 /** What a pool needs from its backend. */
 export interface PoolEnv {
   readonly backend: string;
@@ -29,6 +56,7 @@ export interface PoolEnv {
   listening(ownerKey: string): boolean;
   /** `session`'s listener says `original` (a resource it accepted) changed. */
   updated(session: BackendSession, original: string): void;
+  changed(change: SessionChange): void;
 }
 
 /** One principal's session with a backend: its own client connection (a stdio process, an HTTP session). */
@@ -147,7 +175,7 @@ export class SessionPool {
           { reason: 'backend_sessions_exhausted', limit: this.#env.maxSessions },
         );
       }
-      await this.#remove(victim, 'evicted to make room for another caller');
+      await this.#remove(victim, 'evicted');
     }
   }
 
@@ -158,6 +186,7 @@ export class SessionPool {
     session.opening = this.#env.connect(session).then(
       (client) => {
         session.client = client;
+        this.#changed('opened');
         return client;
       },
       (error: unknown) => {
@@ -191,7 +220,7 @@ export class SessionPool {
   #expire(session: BackendSession): void {
     if (session.closed || !this.#idle(session) || session.timer !== undefined) return;
     if (session.owner.ephemeral) {
-      void this.#remove(session, 'its request ended');
+      void this.#remove(session, 'ephemeral');
       return;
     }
     session.timer = setTimeout(() => {
@@ -202,17 +231,25 @@ export class SessionPool {
   }
 
   /** Removes the session (its connection was lost, or the server forgot it) and closes it. */
-  drop(session: BackendSession, reason: unknown): Promise<void> {
-    return this.#remove(session, reason);
+  drop(session: BackendSession, why: 'lost' | 'forgotten'): Promise<void> {
+    return this.#remove(session, why);
   }
 
-  #remove(session: BackendSession, reason: unknown): Promise<void> {
-    if (this.#sessions.get(session.owner.key) === session) this.#sessions.delete(session.owner.key);
-    const error =
-      reason instanceof Error
-        ? reason
-        : new ProtocolError(-32603, `The backend session of this caller ended (${String(reason)})`);
-    return session.close(error);
+  #remove(session: BackendSession, why: SessionEnd): Promise<void> {
+    if (this.#sessions.get(session.owner.key) !== session) return session.close(ended(why));
+    this.#sessions.delete(session.owner.key);
+    const closing = session.close(ended(why));
+    this.#changed('closed', why);
+    return closing;
+  }
+
+  #changed(change: SessionChange['change'], reason?: SessionEnd): void {
+    this.#env.changed({
+      backend: this.#env.backend,
+      change,
+      ...(reason === undefined ? {} : { reason }),
+      sessions: this.#sessions.size,
+    });
   }
 
   /** Listens on the owner's session for updates of `resources`; resolves with those it accepted. */
@@ -228,11 +265,9 @@ export class SessionPool {
     return new Set(resources.filter((uri) => session.listener?.accepts(uri)));
   }
 
-  /** Closes every session. Idempotent. */
-  async close(reason: unknown): Promise<void> {
+  /** Closes every session (the backend is removed, or the proxy closes). Idempotent. */
+  async close(): Promise<void> {
     this.#closed = true;
-    const all = [...this.#sessions.values()];
-    this.#sessions.clear();
-    await Promise.all(all.map((session) => session.close(reason)));
+    await Promise.all([...this.#sessions.values()].map((session) => this.#remove(session, 'removed')));
   }
 }

@@ -30,7 +30,9 @@ function reader(subscription: Subscription) {
 /** A frontend with its own roots and its own elicitation answer. */
 function person(name: string): ConnectOptions {
   return {
-    onRoots: async () => ({ roots: [{ uri: `file:///home/${name}/private-project`, name: `${name}'s project` }] }),
+    onRoots: async () => ({
+      roots: [{ uri: `file:///home/${name}/private-project`, name: `${name}'s project` }],
+    }),
     onElicit: async () => ({
       action: 'accept',
       content: { name, check: true, integer: 1, email: `${name}@example.com` },
@@ -142,7 +144,10 @@ describe('a backend session per frontend principal', () => {
 
   it('three anonymous frontends at once: each server-initiated request is answered by its own caller', async () => {
     const modern = await connect({ http: anonymous.url() }, person('carol'));
-    const legacy = await connect({ http: anonymous.url() }, { ...person('dave'), protocolVersions: ['2025-11-25'] });
+    const legacy = await connect(
+      { http: anonymous.url() },
+      { ...person('dave'), protocolVersions: ['2025-11-25'] },
+    );
     const direct = await frontend(proxy.runtime(), { ...person('erin'), protocolVersions: ['2025-06-18'] });
     clients.push(modern, legacy, direct);
     const callers = [
@@ -175,7 +180,9 @@ describe('a backend session per frontend principal', () => {
     // No roots handler: a session of its own would have no roots to give.
     const stranger = await connect({ http: anonymous.url() }, { protocolVersions: ['2025-11-25'] });
     clients.push(stranger);
-    const roots = text(await stranger.callTool('se.get-roots-list').catch((error) => ({ content: [{ text: String(error) }] })));
+    const roots = text(
+      await stranger.callTool('se.get-roots-list').catch((error) => ({ content: [{ text: String(error) }] })),
+    );
     expect(roots).not.toContain('alice');
   });
 });

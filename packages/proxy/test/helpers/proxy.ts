@@ -41,6 +41,17 @@ export function withPidFile(script: string, args: string[], pidFile: string): Ta
   };
 }
 
+/** A stdio server started through the pid launcher, which appends its pid to `pidLog` (one line per process). */
+export function withPidLog(script: string, args: string[], pidLog: string): Target {
+  return {
+    stdio: {
+      command: process.execPath,
+      args: [join(FIXTURES, 'pid-launcher.mjs'), script, ...args],
+      env: { PID_LOG: pidLog, PATH: process.env.PATH ?? '' },
+    },
+  };
+}
+
 /**
  * Records health changes (`onHealthChange`) and lets a test wait for one: `until` resolves at once
  * when the proxy already reports the status, otherwise with the change that brings it.
