@@ -20,7 +20,6 @@ export {
 export { PROXY_ERRORS, ProxyError, type ProxyErrorCode, type ProxyErrorKind } from './errors.js';
 export { exposedUri, parseExposedUri } from './names.js';
 export type { HealthChange, ProxyOptions } from './options.js';
-export type { SessionChange, SessionEnd } from './sessions.js';
 export type { AuthorizationPolicy, CatalogItem, Principal } from './policy.js';
 export {
   type BackendHealth,
@@ -30,4 +29,5 @@ export {
   type ProxyHealth,
 } from './proxy.js';
 export type { RuntimeOptions } from './runtime/build.js';
+export type { SessionChange, SessionEnd } from './sessions.js';
 export { PROXY_VERSION } from './version.js';

@@ -15,8 +15,8 @@ import {
   MAX_BACKEND_ID_LENGTH,
 } from './defaults.js';
 import { optionError } from './errors.js';
-import type { SessionChange } from './sessions.js';
 import { type AuthorizationPolicy, policyProblem } from './policy.js';
+import type { SessionChange } from './sessions.js';
 import { targetProblem } from './transport.js';
 
 /** A backend's health changed (`onHealthChange`, and what `snodo-proxy` logs). */

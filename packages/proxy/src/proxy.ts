@@ -8,9 +8,9 @@ import { exposedUri } from './names.js';
 import { checkBackendSpec, type ProxyOptions, resolveSettings, type Settings } from './options.js';
 import type { CatalogItem } from './policy.js';
 import type { Owner } from './principal.js';
-import type { SessionChange } from './sessions.js';
 import { buildRuntime, type RuntimeOptions } from './runtime/build.js';
 import type { ProxyCore } from './runtime/context.js';
+import type { SessionChange } from './sessions.js';
 
 /** One backend in `health()`. */
 export interface BackendHealth {
