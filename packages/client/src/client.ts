@@ -101,7 +101,7 @@ export class Client {
   /** @internal The sink `connect` opens the transport with. */
   sink(): TransportSink {
     return {
-      message: (message) => this.#onMessage(message),
+      message: (message, relatedRequestId) => this.#onMessage(message, relatedRequestId),
       closed: (error) => this.#onClosed(error),
       warning: (message) => this.#settings.onWarning?.(message),
     };
@@ -211,6 +211,7 @@ export class Client {
     if (token !== undefined && options.onProgress)
       this.#progress.set(token, { onProgress: options.onProgress });
     options.onId?.(id);
+    options.onRequestId?.(id);
     let response: JsonRpcResponse;
     try {
       response = await this.#transport.request(request, {
@@ -552,9 +553,9 @@ export class Client {
 
   // ---- inbound ---------------------------------------------------------------------------
 
-  #onMessage(message: JsonRpcNotification | JsonRpcRequest): void {
+  #onMessage(message: JsonRpcNotification | JsonRpcRequest, relatedRequestId?: RequestId): void {
     if ('id' in message) {
-      this.#onServerRequest(message);
+      this.#onServerRequest(message, relatedRequestId);
       return;
     }
     this.#onNotification(message);
@@ -597,12 +598,12 @@ export class Client {
     }
   }
 
-  #onServerRequest(request: JsonRpcRequest): void {
+  #onServerRequest(request: JsonRpcRequest, relatedRequestId: RequestId | undefined): void {
     const key = idKey(request.id);
     const controller = new AbortController();
     this.#serverRequests.set(key, controller);
     const version = this.#negotiated?.version;
-    serverRequestAnswer(request, this.#settings, controller.signal)
+    serverRequestAnswer(request, this.#settings, controller.signal, relatedRequestId)
       .then((answer): JsonRpcResponse => ({ jsonrpc: '2.0', id: request.id, ...answer }) as JsonRpcResponse)
       .then((response) => {
         if (controller.signal.aborted) return;

@@ -582,7 +582,10 @@ export class Backend {
 
   /**
    * The backend's server-initiated request (elicitation, sampling, roots) goes to the call on that
-   * connection it belongs to: a principal's session carries only that principal's calls.
+   * connection it belongs to (a principal's session carries only that principal's calls): the call
+   * whose request stream carried it (HTTP), else the only call in flight there. Never a guess: with
+   * no such call (it ended, or several run over stdio, where nothing on the wire says which) the
+   * backend gets an error.
    */
   #input(
     route: Route,
@@ -591,8 +594,13 @@ export class Backend {
     context: InputContext,
   ) {
     const candidates = [...route.exchanges].filter((exchange) => !exchange.settled);
+    const related = context.relatedRequestId;
+    if (related !== undefined) {
+      const owner = candidates.find((exchange) => exchange.owns(related));
+      if (owner) return owner.ask(method, params, context.signal);
+      throw new ProtocolError(-32603, `${method}: the request of the proxy it was sent for has ended`);
+    }
     if (candidates.length === 1) return (candidates[0] as Exchange).ask(method, params, context.signal);
-    // Nothing on the wire of an initialize-based revision says which request the input is for.
     throw new ProtocolError(
       -32603,
       candidates.length === 0

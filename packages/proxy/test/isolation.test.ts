@@ -104,6 +104,49 @@ describe('a backend session per frontend principal', () => {
     });
   }
 
+  it("one principal's two calls in flight on its session: over HTTP each input request reaches the call it was sent for; over stdio the proxy refuses to guess", async () => {
+    /** A device of alice's whose user answers only when `release` is called. */
+    async function slowDevice(name: string) {
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let asked = () => {};
+      const wasAsked = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      const client = await as(TOKENS[0] as string, {
+        onElicit: async () => {
+          asked();
+          await held;
+          return {
+            action: 'accept',
+            content: { name, check: true, integer: 1, email: `${name}@example.com` },
+          };
+        },
+      });
+      return { client, wasAsked, release };
+    }
+    const phone = await as(TOKENS[0] as string, person('phone'));
+    for (const backend of ['seh', 'se']) {
+      const laptop = await slowDevice('laptop');
+      // The laptop's call waits for its user: in flight on alice's session while the phone's runs.
+      const waiting = laptop.client.callTool(`${backend}.trigger-elicitation-request`, {});
+      await laptop.wasAsked;
+      const fromPhone = await phone.callTool(`${backend}.trigger-elicitation-request`, {});
+      laptop.release();
+      expect(text(await waiting)).toContain('laptop@example.com');
+      if (backend === 'seh') {
+        // Over HTTP the request came on the phone call's stream: exact.
+        expect(text(fromPhone)).toContain('phone@example.com');
+      } else {
+        // Over stdio nothing on the wire says which call it is for: the backend gets an error.
+        expect(fromPhone.isError).toBe(true);
+        expect(text(fromPhone)).toMatch(/cannot tell which of its 2 requests/);
+      }
+    }
+  });
+
   it('a resource one principal created in its session is readable by it through its link, by no one else', async () => {
     const alice = await as(TOKENS[0] as string, person('alice'));
     const bob = await as(TOKENS[1] as string, person('bob'));

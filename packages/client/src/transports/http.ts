@@ -285,7 +285,7 @@ export class HttpTransport implements ClientTransport {
         `http: dropped a response to another request on a stream (id ${String(decoded.id)})`,
       );
     } else if (decoded.kind === 'request' || decoded.kind === 'notification') {
-      this.#sink?.message(decoded.message as unknown as JsonRpcRequest | JsonRpcNotification);
+      this.#sink?.message(decoded.message as unknown as JsonRpcRequest | JsonRpcNotification, request?.id);
     } else {
       this.#sink?.warning(`http: skipped an SSE event that is not a JSON-RPC message: ${data.slice(0, 200)}`);
     }

@@ -203,6 +203,8 @@ async function legacyBackend(forwarding: Forwarding, send: Send): Promise<Forwar
             // The call may wait for a person between rounds; parking bounds it, and each round's own deadline.
             timeout: 0,
             onProgress: (progress) => self.onProgress?.(progress),
+            // Over HTTP the backend's input requests come on this request's stream: attributed exactly.
+            onRequestId: (id) => self.sent(id),
           });
         } finally {
           route.exchanges.delete(self);
