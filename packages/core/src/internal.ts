@@ -10,6 +10,7 @@ export { HTTP_OPTION_NAMES, isHttpUrl } from './http/config.js';
 export { classifyMessage } from './jsonrpc/decode.js';
 export { knownOptions, nonNegativeInteger, positiveInteger } from './limits/validate.js';
 export { deriveRuntime, type RuntimeChange } from './router/derive.js';
+export { declaresExtension } from './router/extension.js';
 export { encodeCursor, paginate } from './router/pagination.js';
 export type { ListenCall, SessionOwner, SubscribeCall } from './router/runtime.js';
 export { compileSchema } from './router/schema.js';

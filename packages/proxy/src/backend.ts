@@ -10,7 +10,7 @@ import {
   TimeoutError,
   TransportError,
 } from '@snodo/client';
-import { ProtocolError, SnodoError } from '@snodo/core';
+import { ProtocolError, SnodoError, UI_EXTENSION, UI_MIME_TYPE } from '@snodo/core';
 import { fetchSnapshot } from './catalog/fetch.js';
 import type { BackendSnapshot } from './catalog/snapshot.js';
 import { ProxyError } from './errors.js';
@@ -215,8 +215,15 @@ export class Backend {
       cache: false,
       connections,
       ...own,
-      // Everything a frontend might answer: whether this one can is decided per request (-32021 otherwise).
-      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {}, ...own.capabilities },
+      // Everything a frontend might answer: whether this one can is decided per request (-32021
+      // otherwise); MCP Apps, so the catalog has the UI links and pages (shown to frontends that declared it).
+      capabilities: {
+        elicitation: { form: {}, url: {} },
+        sampling: {},
+        roots: {},
+        ...own.capabilities,
+        extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] }, ...own.capabilities?.extensions },
+      },
       // The frontend's answers go back to the backend as they are.
       onElicit: (params, context) =>
         this.#input(route, 'elicitation/create', params, context) as Promise<ElicitResult>,

@@ -1,4 +1,4 @@
-import { createServer, type ProtocolVersion, type Runtime } from '@snodo/core';
+import { createServer, type ProtocolVersion, type Runtime, UI_EXTENSION, UI_MIME_TYPE } from '@snodo/core';
 import { deriveRuntime } from '@snodo/core/internal';
 import { PROXY_EXTENSION } from '../defaults.js';
 import { optionError } from '../errors.js';
@@ -61,6 +61,8 @@ export function buildRuntime(
   return deriveRuntime(base, {
     capabilities: {
       ...base.capabilities,
+      // MCP Apps pass through: backends' UI links and pages, to frontends that declare the extension.
+      extensions: { ...base.capabilities.extensions, [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } },
       tools: { listChanged: true },
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },

@@ -1,7 +1,8 @@
-import { ProtocolError } from '@snodo/core';
-import type { Operation } from '@snodo/core/internal';
+import { ProtocolError, UI_EXTENSION } from '@snodo/core';
+import { declaresExtension, type Operation } from '@snodo/core/internal';
 import { type Backend, unavailable } from '../backend.js';
 import type { Entry, TemplateEntry } from '../catalog/snapshot.js';
+import { withoutUi } from '../catalog/ui.js';
 import { rewriteReadResult } from '../links.js';
 import { parseExposedUri } from '../names.js';
 import { allowed, type Principal } from '../policy.js';
@@ -111,7 +112,10 @@ export function readResourceOperation(scope: Scope): Operation {
       cacheScope: cleaned.cacheScope === 'public' && !privateReads ? 'public' : 'private',
     };
     const linker = { snapshot: backend.snapshot, route: forwarded.route };
-    return { ...rewriteReadResult(linker, cleaned, original, uri), ...hint };
+    const read = rewriteReadResult(linker, cleaned, original, uri);
+    // A UI page keeps its `_meta.ui` (CSP, domain, …) as the backend wrote it, for frontends that declared the extension.
+    const ui = declaresExtension(call.selection.clientCapabilities, UI_EXTENSION);
+    return { ...(ui ? read : withoutUi(read)), ...hint };
   };
 }
 
