@@ -14,7 +14,7 @@ export const DEFAULT_SEPARATOR = '.';
  * Sessions one backend holds for its principals at most (`maxBackendSessions`; per backend
  * `maxSessions`): a stdio backend runs one process per session.
  */
-export const DEFAULT_MAX_BACKEND_SESSIONS = 32;
+export const DEFAULT_MAX_BACKEND_SESSIONS = 16;
 /** How long a principal's backend session stays open unused before it is closed, in ms (`backendSessionIdleMs`). */
 export const DEFAULT_BACKEND_SESSION_IDLE_MS = 300_000;
 /** Items per page of the merged lists (`pageSize`). */

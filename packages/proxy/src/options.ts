@@ -48,7 +48,7 @@ export interface ProxyOptions {
   inputTimeoutMs?: number;
   /** Such waiting calls at most. Default 256. */
   maxParkedCalls?: number;
-  /** Sessions each backend holds for its principals at most (a backend's `maxSessions` overrides it). Default 32. */
+  /** Sessions each backend holds for its principals at most (a backend's `maxSessions` overrides it). Default 16. */
   maxBackendSessions?: number;
   /** How long a principal's backend session stays open unused, in ms. Default 300,000. */
   backendSessionIdleMs?: number;

@@ -197,7 +197,7 @@ describe('the package surface', () => {
       [32, 1000, 30000],
     );
     expect([api.DEFAULT_RECONNECT_DELAY_MS, api.DEFAULT_SEPARATOR]).toEqual([1000, '.']);
-    expect([api.DEFAULT_MAX_BACKEND_SESSIONS, api.DEFAULT_BACKEND_SESSION_IDLE_MS]).toEqual([32, 300_000]);
+    expect([api.DEFAULT_MAX_BACKEND_SESSIONS, api.DEFAULT_BACKEND_SESSION_IDLE_MS]).toEqual([16, 300_000]);
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
     expect(pkg.version).toBe(api.PROXY_VERSION);
     expect(pkg.bin).toEqual({ 'snodo-proxy': './dist/cli/main.js' });
