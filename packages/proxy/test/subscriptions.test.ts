@@ -127,9 +127,12 @@ describe('subscriptions through the proxy', () => {
   });
 
   it('a legacy resources/subscribe the proxy cannot honour is refused with the reason, never answered {}', async () => {
-    // Initialize-based sessions carry no principal: admitted and delivered as an anonymous caller.
-    grants.set('anonymous', new Set([GREETING, 'mcp-proxy://cat/x://a', 'mcp-proxy://demo/demo://items/1']));
-    const dan = await connect({ http: http.url() }, { protocolVersions: ['2025-11-25'] });
+    // An initialize-based HTTP session is admitted, and its stream checked, as its verified principal.
+    grants.set('dan', new Set([GREETING, 'mcp-proxy://cat/x://a', 'mcp-proxy://demo/demo://items/1']));
+    const dan = await connect(
+      { http: http.url() },
+      { headers: { 'x-user': 'dan' }, protocolVersions: ['2025-11-25'] },
+    );
     clients.push(dan);
     const subscribe = (uri: string) => rpcError(dan.request('resources/subscribe', { uri }));
     // A template instance: no upstream listener will ever report it.
@@ -161,7 +164,7 @@ describe('subscriptions through the proxy', () => {
     await subscription.close();
   });
 
-  it('initialize-based frontends carry no principal: they get what an anonymous caller may receive', async () => {
+  it('an unauthenticated initialize-based frontend (in-process) gets what an anonymous caller may receive', async () => {
     grants.set('anonymous', new Set([PAGE]));
     const old = await frontend(proxy.runtime(), { protocolVersions: ['2025-11-25'] });
     clients.push(old);
