@@ -111,7 +111,11 @@ describe('bounded backend sessions', () => {
     const pids = () => readFileSync(pidLog, 'utf8').trim().split('\n').map(Number);
     const sessions = () => proxy.health().backends[0]?.sessions;
     const [a, b, c] = [person('a'), person('b'), person('c')];
-    const [alice, bob, carol] = await Promise.all([a, b, c].map((p) => open(proxy, p.options)));
+    const [alice, bob, carol] = (await Promise.all([a, b, c].map((p) => open(proxy, p.options)))) as [
+      Client,
+      Client,
+      Client,
+    ];
 
     expect(text(await alice.callTool('se.get-roots-list'))).toContain('file:///home/a/project');
     expect(text(await bob.callTool('se.get-roots-list'))).toContain('file:///home/b/project');
