@@ -80,6 +80,20 @@ export function rewritePromptResult(linker: Linker, result: Record<string, unkno
   };
 }
 
+/** A read result with each of its `contents` items passed through `change` (the same object when none changed). */
+export function mapContents(
+  result: Record<string, unknown>,
+  change: (item: Record<string, unknown>) => Record<string, unknown>,
+): Record<string, unknown> {
+  if (!Array.isArray(result.contents)) return result;
+  return {
+    ...result,
+    contents: result.contents.map((item: unknown) =>
+      typeof item === 'object' && item !== null ? change(item as Record<string, unknown>) : item,
+    ),
+  };
+}
+
 /** A read result whose contents' URIs are exposed when in the catalog (the one read always is). */
 export function rewriteReadResult(
   linker: Linker,
@@ -87,14 +101,8 @@ export function rewriteReadResult(
   original: string,
   exposed: string,
 ) {
-  if (!Array.isArray(result.contents)) return result;
-  return {
-    ...result,
-    contents: result.contents.map((item: unknown) => {
-      if (typeof item !== 'object' || item === null) return item;
-      const typed = item as Record<string, unknown>;
-      const uri = typed.uri === original ? exposed : exposeUri(linker, typed.uri, typed);
-      return uri === undefined ? item : { ...typed, uri };
-    }),
-  };
+  return mapContents(result, (item) => {
+    const uri = item.uri === original ? exposed : exposeUri(linker, item.uri, item);
+    return uri === undefined ? item : { ...item, uri };
+  });
 }

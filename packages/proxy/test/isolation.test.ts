@@ -1,12 +1,11 @@
 // A backend that keeps sessions gets one session per frontend principal: one caller never sees
 // another caller's roots, session-created resources, subscriptions or input answers (issue 17).
-import { type Client, type ConnectOptions, connect, type Subscription, type Target } from '@snodo/client';
-import type { JsonRpcNotification } from '@snodo/core';
+import { type Client, type ConnectOptions, connect, type Target } from '@snodo/client';
 import { listen, type McpHttpServer } from '@snodo/transport-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerAuthenticator } from '../src/cli/tokens.js';
 import { createProxy, type McpProxy } from '../src/index.js';
-import { frontend, rpcError } from './helpers/proxy.js';
+import { frontend, reader, rpcError } from './helpers/proxy.js';
 import { DEMO_MAIN, everythingStdio, type Started, startEverythingHttp } from './helpers/servers.js';
 
 const TOKENS = ['alice-token-0123456789', 'bob-token-0123456789'];
@@ -15,16 +14,6 @@ const NOTES = 'demo://resource/session/alice-notes';
 /** The text of a tool result's content, joined. */
 function text(result: { content: unknown[] }): string {
   return result.content.map((block) => (block as { text?: string }).text ?? JSON.stringify(block)).join('\n');
-}
-
-/** Reads a subscription one notification at a time. */
-function reader(subscription: Subscription) {
-  const iterator = subscription[Symbol.asyncIterator]();
-  return async (): Promise<JsonRpcNotification> => {
-    const item = await iterator.next();
-    if (item.done) throw new Error('the subscription ended');
-    return item.value;
-  };
 }
 
 /** A frontend with its own roots and its own elicitation answer. */

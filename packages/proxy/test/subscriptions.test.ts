@@ -1,23 +1,12 @@
-import { type Client, connect, type Subscription } from '@snodo/client';
-import type { JsonRpcNotification } from '@snodo/core';
+import { type Client, connect } from '@snodo/client';
 import { listen, type McpHttpServer } from '@snodo/transport-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuthorizationPolicy, createProxy, type McpProxy } from '../src/index.js';
-import { catalogServer, frontend, rpcError } from './helpers/proxy.js';
+import { catalogServer, frontend, reader, rpcError } from './helpers/proxy.js';
 import { demoStdio, everythingStdio } from './helpers/servers.js';
 
 const GREETING = 'mcp-proxy://demo/demo://greeting';
 const PAGE = 'mcp-proxy://demo/ui://everything/greeting.html';
-
-/** Reads a subscription one notification at a time. */
-function reader(subscription: Subscription) {
-  const iterator = subscription[Symbol.asyncIterator]();
-  return async (): Promise<JsonRpcNotification> => {
-    const item = await iterator.next();
-    if (item.done) throw new Error('the subscription ended');
-    return item.value;
-  };
-}
 
 describe('subscriptions through the proxy', () => {
   let proxy: McpProxy;

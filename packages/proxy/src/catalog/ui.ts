@@ -1,4 +1,5 @@
 import { UI_MIME_TYPE, UI_RESOURCE_URI_META_KEY } from '@snodo/core';
+import { mapContents } from '../links.js';
 import type { Entry } from './snapshot.js';
 
 /**
@@ -33,21 +34,11 @@ export function withUiListing(entry: Entry, expose: (uri: string) => string | un
 
 /** A read result for a frontend that did not declare the extension: a UI page is plain `text/html`, without `_meta.ui`. */
 export function withoutUi(result: Record<string, unknown>): Record<string, unknown> {
-  if (!Array.isArray(result.contents)) return result;
-  return {
-    ...result,
-    contents: result.contents.map((item: unknown) => {
-      if (typeof item !== 'object' || item === null) return item;
-      const typed = item as Record<string, unknown>;
-      if (typed.mimeType !== UI_MIME_TYPE) return item;
-      const { _meta, ...rest } = typed;
-      const meta = _meta as Record<string, unknown> | undefined;
-      const { ui: _, ...others } = typeof meta === 'object' && meta !== null ? meta : {};
-      return {
-        ...rest,
-        mimeType: 'text/html',
-        ...(Object.keys(others).length > 0 ? { _meta: others } : {}),
-      };
-    }),
-  };
+  return mapContents(result, (item) => {
+    if (item.mimeType !== UI_MIME_TYPE) return item;
+    const { _meta, ...rest } = item;
+    const meta = _meta as Record<string, unknown> | undefined;
+    const { ui: _, ...others } = typeof meta === 'object' && meta !== null ? meta : {};
+    return { ...rest, mimeType: 'text/html', ...(Object.keys(others).length > 0 ? { _meta: others } : {}) };
+  });
 }

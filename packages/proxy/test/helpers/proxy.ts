@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { type Client, type ConnectOptions, connect, type Target } from '@snodo/client';
-import type { Runtime } from '@snodo/core';
+import { type Client, type ConnectOptions, connect, type Subscription, type Target } from '@snodo/client';
+import type { JsonRpcNotification, Runtime } from '@snodo/core';
 import type { BackendStatus, HealthChange, McpProxy } from '../../src/index.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -94,4 +94,14 @@ export async function rpcError(
     throw error;
   }
   throw new Error('expected a JSON-RPC error, the call succeeded');
+}
+
+/** Reads a subscription one notification at a time. */
+export function reader(subscription: Subscription) {
+  const iterator = subscription[Symbol.asyncIterator]();
+  return async (): Promise<JsonRpcNotification> => {
+    const item = await iterator.next();
+    if (item.done) throw new Error('the subscription ended');
+    return item.value;
+  };
 }
