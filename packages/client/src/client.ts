@@ -101,7 +101,7 @@ export class Client {
   /** @internal The sink `connect` opens the transport with. */
   sink(): TransportSink {
     return {
-      message: (message) => this.#onMessage(message),
+      message: (message, relatedRequestId) => this.#onMessage(message, relatedRequestId),
       closed: (error) => this.#onClosed(error),
       warning: (message) => this.#settings.onWarning?.(message),
     };
@@ -151,12 +151,17 @@ export class Client {
 
   // ---- sending ---------------------------------------------------------------------------
 
-  #meta(version: ProtocolVersion | undefined, progressToken: string | undefined): Record<string, unknown> {
+  #meta(
+    version: ProtocolVersion | undefined,
+    progressToken: string | undefined,
+    onBehalfOf: CallOptions['onBehalfOf'],
+  ): Record<string, unknown> {
     const meta: Record<string, unknown> = {};
     if (version === MODERN) {
       meta[META.protocolVersion] = version;
-      meta[META.clientCapabilities] = this.#capabilities;
-      meta[META.clientInfo] = this.#settings.clientInfo;
+      meta[META.clientCapabilities] = onBehalfOf ? onBehalfOf.capabilities : this.#capabilities;
+      const clientInfo = onBehalfOf ? onBehalfOf.clientInfo : this.#settings.clientInfo;
+      if (clientInfo !== undefined) meta[META.clientInfo] = clientInfo;
       if (this.#settings.logLevel !== undefined) meta[META.logLevel] = this.#settings.logLevel;
     }
     if (progressToken !== undefined) meta.progressToken = progressToken;
@@ -176,7 +181,7 @@ export class Client {
     if (this.#failure) throw this.#failure;
     const version = 'version' in options ? options.version : this.#negotiated?.version;
     const token = options.onProgress ? `p${++this.#nextToken}` : undefined;
-    const meta = this.#meta(version, token);
+    const meta = this.#meta(version, token, options.onBehalfOf);
     let full: Record<string, unknown> | undefined = params;
     if (Object.keys(meta).length > 0) {
       const own = params?._meta as Record<string, unknown> | undefined;
@@ -206,6 +211,7 @@ export class Client {
     if (token !== undefined && options.onProgress)
       this.#progress.set(token, { onProgress: options.onProgress });
     options.onId?.(id);
+    options.onRequestId?.(id);
     let response: JsonRpcResponse;
     try {
       response = await this.#transport.request(request, {
@@ -547,9 +553,9 @@ export class Client {
 
   // ---- inbound ---------------------------------------------------------------------------
 
-  #onMessage(message: JsonRpcNotification | JsonRpcRequest): void {
+  #onMessage(message: JsonRpcNotification | JsonRpcRequest, relatedRequestId?: RequestId): void {
     if ('id' in message) {
-      this.#onServerRequest(message);
+      this.#onServerRequest(message, relatedRequestId);
       return;
     }
     this.#onNotification(message);
@@ -592,12 +598,12 @@ export class Client {
     }
   }
 
-  #onServerRequest(request: JsonRpcRequest): void {
+  #onServerRequest(request: JsonRpcRequest, relatedRequestId: RequestId | undefined): void {
     const key = idKey(request.id);
     const controller = new AbortController();
     this.#serverRequests.set(key, controller);
     const version = this.#negotiated?.version;
-    serverRequestAnswer(request, this.#settings, controller.signal)
+    serverRequestAnswer(request, this.#settings, controller.signal, relatedRequestId)
       .then((answer): JsonRpcResponse => ({ jsonrpc: '2.0', id: request.id, ...answer }) as JsonRpcResponse)
       .then((response) => {
         if (controller.signal.aborted) return;

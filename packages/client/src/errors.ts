@@ -13,6 +13,7 @@ export const CLIENT_ERRORS = Object.freeze({
   SNODO_ERR_UNAUTHORIZED: 'OAuth authorization failed (metadata, registration, the flow or the token)',
   SNODO_ERR_SESSION_EXPIRED: 'The server no longer knows the session (HTTP 404): connect again',
   SNODO_ERR_INVALID_MESSAGE: 'The server sent something that is not a JSON-RPC response',
+  SNODO_ERR_MESSAGE_TOO_LARGE: 'The answer is larger than the client accepts (maxMessageBytes, maxLineBytes)',
   SNODO_ERR_SPAWN: 'The stdio server could not be started',
   SNODO_ERR_TIMEOUT: 'The call did not complete within its timeout',
   SNODO_ERR_ABORTED: "The call was aborted by the caller's signal",
@@ -35,6 +36,8 @@ const TIMEOUT_BRAND = Symbol.for('snodo.client.TimeoutError');
 export interface TransportErrorDetails {
   /** HTTP status of the response (SNODO_ERR_HTTP_STATUS). */
   status?: number;
+  /** The size limit the answer exceeded (SNODO_ERR_MESSAGE_TOO_LARGE). */
+  limit?: number;
   /** The start of the response body or of the offending output. */
   body?: string;
   /** stdio: the server's exit code or signal, and the end of its stderr. */
@@ -46,11 +49,13 @@ export interface TransportErrorDetails {
 
 /**
  * The transport failed: the server could not be reached, the connection closed mid-call, an HTTP
- * status came without a JSON-RPC body, or the output was not JSON-RPC. Distinct from `ProtocolError`
+ * status came without a JSON-RPC body, the output was not JSON-RPC, or the answer was larger than
+ * the client accepts (that one fails its call alone: the connection stays usable). Distinct from `ProtocolError`
  * (the server answered with a JSON-RPC error). `TransportError.is` works across copies of the package.
  */
 export class TransportError extends SnodoError {
   readonly status: number | undefined;
+  readonly limit: number | undefined;
   readonly body: string | undefined;
   readonly exitCode: number | null | undefined;
   readonly signal: string | null | undefined;
@@ -60,6 +65,7 @@ export class TransportError extends SnodoError {
     super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'TransportError';
     this.status = details.status;
+    this.limit = details.limit;
     this.body = details.body;
     this.exitCode = details.exitCode;
     this.signal = details.signal;

@@ -1,4 +1,4 @@
-import { type JsonRpcErrorObject, type JsonRpcRequest, ProtocolError } from '@snodo/core';
+import { type JsonRpcErrorObject, type JsonRpcRequest, ProtocolError, type RequestId } from '@snodo/core';
 import { clientError } from './errors.js';
 import type { Settings } from './options.js';
 import type { InputContext } from './types.js';
@@ -70,6 +70,7 @@ export async function serverRequestAnswer(
   request: JsonRpcRequest,
   settings: Settings,
   signal: AbortSignal,
+  relatedRequestId: RequestId | undefined,
 ): Promise<{ result: Record<string, unknown> } | { error: JsonRpcErrorObject }> {
   if (request.method === 'ping') return { result: {} };
   const handler = handlerFor(settings, request.method);
@@ -78,6 +79,7 @@ export async function serverRequestAnswer(
     const answer = await handler((request.params ?? {}) as Record<string, unknown>, {
       signal,
       via: 'request',
+      ...(relatedRequestId === undefined ? {} : { relatedRequestId }),
     });
     return { result: plain(request.method, answer) };
   } catch (error) {

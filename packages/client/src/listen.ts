@@ -1,6 +1,7 @@
 import {
   type JsonRpcNotification,
   META,
+  ProtocolError,
   type RequestId,
   type ServerCapabilities,
   type SubscriptionFilter,
@@ -34,7 +35,8 @@ interface Entry {
  * its notifications demultiplexed by `_meta` subscriptionId (= the listen request id). Before: the
  * session's notifications go to every subscription whose filter wants them, and
  * `resources/subscribe` is sent once per URI however many subscriptions want it (`refs` counts
- * them; `resources/unsubscribe` when the last one closes).
+ * them; `resources/unsubscribe` when the last one closes); one the server refuses is left out of
+ * `ready`, as a 2026-07-28 acknowledgement leaves it out.
  */
 export class Listeners {
   readonly #modern = new Map<string, Entry>();
@@ -94,7 +96,16 @@ export class Listeners {
       if (caps.resources?.subscribe) {
         for (const uri of uris) {
           const count = this.#refs.get(uri) ?? 0;
-          if (count === 0) await this.host.send('resources/subscribe', { uri });
+          if (count === 0) {
+            try {
+              await this.host.send('resources/subscribe', { uri });
+            } catch (error) {
+              // Refused (not found, forbidden, not subscribable): not honoured, as a 2026-07-28
+              // acknowledgement would leave it out.
+              if (ProtocolError.is(error)) continue;
+              throw error;
+            }
+          }
           this.#refs.set(uri, count + 1);
           subscribed.push(uri);
         }

@@ -1,4 +1,10 @@
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, ProtocolVersion } from '@snodo/core';
+import type {
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  ProtocolVersion,
+  RequestId,
+} from '@snodo/core';
 
 /**
  * What the client tells a transport about each message it sends.
@@ -21,8 +27,10 @@ export interface TransportSink {
   /**
    * A notification (progress, log, list-changed, subscription notifications) or a server-initiated
    * request (initialize-based revisions: elicitation, sampling, roots, ping), from any stream.
+   * `relatedRequestId`: the client request whose response stream carried it, when the transport
+   * can tell (HTTP: a POST's SSE stream); the server sent it while handling that request.
    */
-  message(message: JsonRpcNotification | JsonRpcRequest): void;
+  message(message: JsonRpcNotification | JsonRpcRequest, relatedRequestId?: RequestId): void;
   /** The transport ended (the process exited, the pool was destroyed); pending requests were failed. */
   closed(error: Error | undefined): void;
   /** Something wrong the transport recovered from (an unparseable line, an ignored message). */

@@ -6,6 +6,7 @@ import type {
   JsonRpcNotification,
   LogLevel,
   ProtocolVersion,
+  RequestId,
   ResourceContents,
   Runtime,
   ServerCapabilities,
@@ -30,6 +31,11 @@ export interface InputContext {
   readonly signal: AbortSignal;
   /** `mrtr` on 2026-07-28 (answers go into the retry), `request` for a server-initiated request. */
   readonly via: 'mrtr' | 'request';
+  /**
+   * A server-initiated request: the id of this client's request the server sent it while handling,
+   * when the transport can tell (HTTP: it came on that request's response stream; see `onRequestId`).
+   */
+  readonly relatedRequestId?: RequestId;
 }
 
 export interface ElicitResult {
@@ -112,6 +118,14 @@ export interface CallOptions {
    * may have had a side effect must not run it twice.
    */
   reissue?: boolean;
+  /**
+   * 2026-07-28: the client this call speaks for, sent in its `_meta` in place of this client's own
+   * `capabilities` and `clientInfo` (a proxy forwards each frontend's own; never a cached one).
+   * The client's input handlers still answer what it fulfils itself.
+   */
+  onBehalfOf?: { capabilities: ClientCapabilities; clientInfo: Implementation | undefined };
+  /** Called with the id of each request this call sends (a retry sends a new one), before it is sent. */
+  onRequestId?: (id: RequestId) => void;
 }
 
 export interface ListOptions extends CallOptions {

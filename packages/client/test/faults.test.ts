@@ -79,6 +79,67 @@ describe('a misbehaving stdio server', () => {
   });
 });
 
+describe('stdio lines longer than maxLineBytes', () => {
+  const LIMIT = 10_000;
+  let client: Client;
+  const warnings: string[] = [];
+  beforeAll(async () => {
+    client = await connect(
+      { stdio: { command: process.execPath, args: [BAD_STDIO] } },
+      { maxLineBytes: LIMIT, onWarning: (message) => warnings.push(message) },
+    );
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  // A deadline far longer than the test needs: an answer that was dropped would show as a timeout.
+  const patient = { timeout: 20_000 };
+
+  it('an oversized answer fails its own call at once, whether its id comes first or last; a concurrent call is answered', async () => {
+    for (const name of ['huge', 'huge-id-last']) {
+      const [big, echo] = await Promise.allSettled([
+        client.callTool(name, { bytes: 3 * LIMIT }, patient),
+        client.callTool('echo', { text: `beside ${name}` }, patient),
+      ]);
+      expect(big.status).toBe('rejected');
+      const error = (big as PromiseRejectedResult).reason;
+      expect(TransportError.is(error)).toBe(true);
+      expect(error).toMatchObject({
+        code: 'SNODO_ERR_MESSAGE_TOO_LARGE',
+        limit: LIMIT,
+        message: /longer than maxLineBytes \(10000\)/,
+      });
+      expect(echo).toMatchObject({ status: 'fulfilled', value: { content: [{ text: `beside ${name}` }] } });
+    }
+    expect((await client.callTool('echo', { text: 'still here' })).content[0]).toMatchObject({
+      text: 'still here',
+    });
+  });
+
+  it('a line of exactly maxLineBytes is read; one byte more is too large', async () => {
+    const exact = await client.callTool('exact', { bytes: LIMIT }, patient);
+    expect((exact.content[0] as { text: string }).text).toMatch(/^x+$/);
+    await expect(client.callTool('exact', { bytes: LIMIT + 1 }, patient)).rejects.toMatchObject({
+      code: 'SNODO_ERR_MESSAGE_TOO_LARGE',
+    });
+  });
+
+  it('an oversized notification names no request: a warning, and the call gets its own answer', async () => {
+    warnings.length = 0;
+    const result = await client.callTool('huge-notice', { bytes: 3 * LIMIT }, patient);
+    expect(result.content).toEqual([{ type: 'text', text: 'after the notice' }]);
+    expect(warnings).toEqual([expect.stringMatching(/skipped a notification longer than maxLineBytes/)]);
+  });
+
+  it('an oversized server-initiated request is answered with -32600 naming the limit', async () => {
+    const result = await client.callTool('huge-request', { bytes: 3 * LIMIT }, patient);
+    expect(result.content).toEqual([
+      { type: 'text', text: expect.stringMatching(/^error -32600: .*longer than maxLineBytes \(10000\)/) },
+    ]);
+  });
+});
+
 describe('stdio shutdown', () => {
   async function openAndClose(script: string) {
     let ready!: () => void;
@@ -180,6 +241,14 @@ describe('a misbehaving HTTP server (2026-07-28)', () => {
           );
           return;
         }
+        case 'huge':
+          return reply({ resultType: 'complete', content: [{ type: 'text', text: 'x'.repeat(20_000) }] });
+        case 'huge-sse':
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(
+            `data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'x'.repeat(20_000) }] } })}\n\n`,
+          );
+          return;
         case 'never':
           neverClosed = once(res, 'close').then(() => {});
           return;
@@ -240,6 +309,27 @@ describe('a misbehaving HTTP server (2026-07-28)', () => {
       await check('never', { code: 'SNODO_ERR_TIMEOUT' }, { timeout: 200 });
       // Closing the stream is the cancellation on 2026-07-28 HTTP: the server sees the request go.
       await neverClosed;
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an answer over maxMessageBytes (JSON body or SSE event) fails that call as too large; the next call works', async () => {
+    const client = await connect(
+      { http: url },
+      { authorization: async () => 't0ken', maxMessageBytes: 10_000 },
+    );
+    try {
+      for (const name of ['huge', 'huge-sse']) {
+        const error = await client.callTool(name).catch((e: unknown) => e);
+        expect(TransportError.is(error)).toBe(true);
+        expect(error).toMatchObject({
+          code: 'SNODO_ERR_MESSAGE_TOO_LARGE',
+          limit: 10_000,
+          message: /maxMessageBytes \(10000\)/,
+        });
+        expect((await client.callTool('echo', { text: name })).content[0]).toMatchObject({ text: name });
+      }
     } finally {
       await client.close();
     }

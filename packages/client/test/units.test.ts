@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ResultCache } from '../src/cache.js';
 import { CLIENT_ERRORS, TimeoutError, TransportError, transportError } from '../src/errors.js';
 import { encodeHeaderValue, paramHeaderValues, toolHeaders } from '../src/headers.js';
+import { MemberScanner } from '../src/transports/id-scanner.js';
 import { LineSplitter } from '../src/transports/lines.js';
 import { SseParser } from '../src/transports/sse.js';
 
@@ -126,19 +127,73 @@ describe('SSE parser', () => {
 });
 
 describe('line splitter', () => {
-  it('splits on newlines, drops a CR before them, and skips an oversized line whole', () => {
+  it('splits on newlines, drops a CR before them, and skips an oversized line whole, reporting what it was', () => {
     const lines: string[] = [];
-    let oversized = 0;
+    const oversized: unknown[] = [];
     const splitter = new LineSplitter(
-      5,
+      12,
       (line) => lines.push(line.toString()),
-      () => oversized++,
+      (line) => oversized.push(line),
     );
     splitter.push(Buffer.from('ab\r\ncd'));
-    splitter.push(Buffer.from('e\n0123456789'));
-    splitter.push(Buffer.from('abc\nok\n'));
-    expect(lines).toEqual(['ab', 'cde', 'ok']);
-    expect(oversized).toBe(1);
+    splitter.push(Buffer.from('e\n{"id":7,"res'));
+    splitter.push(Buffer.from('ult":"0123456789"}\nok\n'));
+    splitter.push(Buffer.from('0123456789ab\r\n0123456789abc\n'));
+    expect(lines).toEqual(['ab', 'cde', 'ok', '0123456789ab']);
+    expect(oversized).toEqual([
+      { bytes: 30, kind: 'response', id: 7 },
+      { bytes: 13, kind: 'unknown', id: undefined },
+    ]);
+  });
+});
+
+describe('member scanner (attributing a line too long to hold)', () => {
+  function scan(text: string, pieceSize = text.length) {
+    const scanner = new MemberScanner();
+    const bytes = Buffer.from(text);
+    for (let i = 0; i < bytes.length; i += pieceSize) scanner.push(bytes.subarray(i, i + pieceSize));
+    return scanner.result();
+  }
+  const big = JSON.stringify({ content: [{ type: 'text', text: 'x"}{]['.repeat(50), id: 99 }] });
+
+  it('finds the top-level id before or after a large result, never one nested inside it, fed in any pieces', () => {
+    for (const pieceSize of [1, 3, 1000]) {
+      expect(scan(`{"jsonrpc":"2.0","id":5,"result":${big}}`, pieceSize)).toMatchObject({
+        kind: 'response',
+        id: 5,
+      });
+      expect(scan(`{ "result" : ${big} , "jsonrpc":"2.0", "id" : "a\\"b" }`, pieceSize)).toMatchObject({
+        kind: 'response',
+        id: 'a"b',
+      });
+      expect(scan(`{"error":{"code":-1,"message":"m","data":${big}},"id":-3}`, pieceSize)).toMatchObject({
+        kind: 'response',
+        id: -3,
+      });
+    }
+  });
+
+  it('keeps an integer id beyond the safe range exactly', () => {
+    const { id } = scan(`{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}`);
+    expect(String(id)).toBe('123456789012345678901234567890');
+  });
+
+  it('tells requests, notifications and lines that name nothing apart', () => {
+    expect(
+      scan(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":${big}}`),
+    ).toMatchObject({ kind: 'request', id: 's1' });
+    expect(scan(`{"jsonrpc":"2.0","method":"notifications/message","params":${big}}`)).toMatchObject({
+      kind: 'notification',
+      id: undefined,
+    });
+    expect(scan(`[${big}]`)).toMatchObject({ kind: 'unknown', id: undefined });
+    expect(scan(`not json at all ${big}`)).toMatchObject({ kind: 'unknown', id: undefined });
+    // An id longer than the scanner keeps names no request.
+    expect(scan(`{"id":"${'i'.repeat(300)}","result":{}}`)).toMatchObject({
+      kind: 'response',
+      id: undefined,
+    });
+    expect(scan(`{"identity":1,"result":{}}`)).toMatchObject({ kind: 'response', id: undefined });
   });
 });
 
@@ -188,7 +243,7 @@ describe('result cache', () => {
 describe('errors', () => {
   it('declares every local code once, as SNODO_ERR_* with a message', () => {
     const codes = Object.keys(CLIENT_ERRORS);
-    expect(codes.length).toBe(18);
+    expect(codes.length).toBe(19);
     for (const code of codes) expect(code).toMatch(/^SNODO_ERR_[A-Z_]+$/);
   });
 

@@ -112,7 +112,7 @@ export {
   resource,
   resourceTemplate,
 } from './router/resource.js';
-export type { Instructions, InstructionsContext, Runtime } from './router/runtime.js';
+export type { Instructions, InstructionsContext, Runtime, SessionOwner } from './router/runtime.js';
 export type {
   CompiledSchema,
   JsonSchemaObject,

@@ -6,8 +6,10 @@ import {
   handle,
   isStreamResponse,
   resource,
+  type SessionOwner,
   tool,
 } from '../src/index.js';
+import { deriveRuntime } from '../src/internal.js';
 import { httpRequest, LEGACY_HEADERS, parseSse, post } from './http-helpers.js';
 
 let nextId = 5000;
@@ -149,5 +151,45 @@ describe('the standalone GET stream of an initialize-based session', () => {
       httpRequest({ method: 'GET', headers: { ...LEGACY_HEADERS, 'mcp-session-id': 'x' } }),
     );
     expect(modern.status).toBe(405);
+  });
+});
+
+describe('DispatchContext.connectionId of an initialize-based HTTP session', () => {
+  it('is the same for every request of one session, differs between sessions, and names the GET stream to sessionHub', async () => {
+    const { runtime: base, hub } = server();
+    const seen: (string | undefined)[] = [];
+    const owners: SessionOwner[] = [];
+    const runtime = deriveRuntime(base, {
+      operations: {
+        'tools/call': (call) => {
+          seen.push(call.connectionId);
+          return { content: [{ type: 'text', text: 'ok' }] };
+        },
+      },
+      sessionHub: (owner) => {
+        owners.push(owner);
+        return hub;
+      },
+    });
+    const options = {};
+    const first = await session(runtime, options);
+    const second = await session(runtime, options);
+    const call = (headers: Record<string, string>) =>
+      post(
+        runtime,
+        { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'noop' } },
+        headers,
+        options,
+      );
+    await call(first);
+    await call(first);
+    await call(second);
+    expect(seen[0]).toEqual(expect.any(String));
+    expect(seen).toEqual([seen[0], seen[0], expect.not.stringMatching(seen[0] as string)]);
+    const request = httpRequest({ method: 'GET', headers: first });
+    const response = await handle(runtime, { ...request, auth: { principal: 'ada' } }, options);
+    expect(isStreamResponse(response)).toBe(true);
+    expect(owners).toEqual([{ auth: { principal: 'ada' }, connectionId: seen[0] }]);
+    if (isStreamResponse(response)) await response.stream[Symbol.asyncIterator]().return?.();
   });
 });

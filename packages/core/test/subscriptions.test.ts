@@ -205,6 +205,23 @@ describe('resources/subscribe on the initialize-based revisions', () => {
     },
   );
 
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
+    '%s: a URI that is neither a resource nor a template match is refused (-32002), as listen leaves it out',
+    async (version) => {
+      const { runtime } = featureServer();
+      const session = ((await run(runtime, initialize(version))).outcome as any).session;
+      const refused = await run(runtime, legacy('resources/subscribe', { uri: 'other://unknown' }), {
+        session,
+      });
+      expect(refused.response.error).toMatchObject({ code: -32002, data: { uri: 'other://unknown' } });
+      expect((refused.outcome as any).session).toBeUndefined();
+      const instance = await run(runtime, legacy('resources/subscribe', { uri: 'demo://items/3' }), {
+        session,
+      });
+      expect((instance.outcome as any).session.subscriptions).toEqual(['demo://items/3']);
+    },
+  );
+
   it('is -32601 on 2026-07-28 and without a hub', async () => {
     const { runtime } = featureServer();
     expect(

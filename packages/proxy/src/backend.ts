@@ -10,16 +10,26 @@ import {
   TimeoutError,
   TransportError,
 } from '@snodo/client';
-import { ProtocolError, SnodoError } from '@snodo/core';
+import { ProtocolError, SnodoError, UI_EXTENSION, UI_MIME_TYPE } from '@snodo/core';
 import { fetchSnapshot } from './catalog/fetch.js';
 import type { BackendSnapshot } from './catalog/snapshot.js';
 import { ProxyError } from './errors.js';
 import type { Exchange, PendingInput } from './exchange.js';
 import { UpstreamListener } from './listener.js';
+import type { Owner } from './principal.js';
+import { type BackendSession, type Route, type SessionChange, SessionPool } from './sessions.js';
 import { observedTransport } from './transport.js';
 import { PROXY_VERSION } from './version.js';
 
 export type BackendStatus = 'up' | 'degraded' | 'down';
+
+/**
+ * `per-principal` (the default): a backend that keeps sessions (initialize-based, over any
+ * transport) gets one session per frontend principal. `shared`: every caller uses the one client;
+ * only for backends the operator knows keep no per-session state. 2026-07-28 backends are
+ * stateless and always use the one client.
+ */
+export type SessionMode = 'per-principal' | 'shared';
 
 /** How a backend is reached, as given to `createProxy` or `addBackend`. */
 export interface BackendSpec {
@@ -31,6 +41,10 @@ export interface BackendSpec {
   prefix?: string;
   /** Options of the backend's client (`timeout`, `protocolVersions`, `headers`, …). */
   clientOptions?: ConnectOptions;
+  /** Default `per-principal`. */
+  sessionMode?: SessionMode;
+  /** Sessions held at most (per-principal mode); default the proxy's `maxBackendSessions`. */
+  maxSessions?: number;
 }
 
 /** What a backend needs from its proxy. */
@@ -38,11 +52,16 @@ export interface BackendEnv {
   readonly separator: string;
   readonly maxCatalogItems: number;
   readonly reconnectDelayMs: number;
+  readonly maxBackendSessions: number;
+  readonly backendSessionIdleMs: number;
   /** Validates the merged catalog with `snapshot` and publishes it; throws `ProxyError`. */
   publish(backend: Backend, snapshot: BackendSnapshot): void;
   statusChanged(backend: Backend, previous: BackendStatus): void;
-  /** The backend says `original` (one of its resources its listener accepted) changed. */
-  resourceUpdated(backend: Backend, original: string): void;
+  /** The backend says `original` (one of its resources its listener accepted) changed; `owner`: only to that principal. */
+  resourceUpdated(backend: Backend, original: string, owner?: Owner): void;
+  /** Whether the principal has a notification stream open. */
+  listening(ownerKey: string): boolean;
+  sessionChanged(change: SessionChange): void;
   warning(backend: Backend, message: string): void;
 }
 
@@ -62,13 +81,28 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-/** A connection failure (as opposed to the backend answering something the proxy refuses). */
+/**
+ * A connection failure (as opposed to the backend answering something the proxy refuses). An
+ * answer too large for the client fails its own call only: the connection stays usable.
+ */
 function lostConnection(error: unknown): boolean {
-  return TransportError.is(error) || (SnodoError.is(error) && error.code === 'SNODO_ERR_CLOSED');
+  if (TransportError.is(error)) return error.code !== 'SNODO_ERR_MESSAGE_TOO_LARGE';
+  return SnodoError.is(error) && error.code === 'SNODO_ERR_CLOSED';
+}
+
+/** The error frontends get when the backend's answer was larger than its client accepts. */
+function tooLarge(what: string, limit: number | undefined): ProtocolError {
+  return new ProtocolError(
+    -32603,
+    `The answer of the server behind ${what} is larger than the proxy accepts${limit === undefined ? '' : ` (${limit} bytes)`}`,
+    { reason: 'response_too_large', ...(limit === undefined ? {} : { limit }) },
+  );
 }
 
 /**
- * One backend: its client, its accepted catalog snapshot, its upstream listener and its health.
+ * One backend: its client (the probing session: catalog, health, and the calls of a backend that
+ * keeps no sessions), its principals' sessions, its accepted catalog snapshot, its upstream
+ * listener and its health.
  *
  *   down ──connect + list + validate──► up ──refresh fails (answer refused)──► degraded
  *    ▲                                   │◄──────────── refresh succeeds ──────────┘
@@ -81,8 +115,10 @@ export class Backend {
   readonly id: string;
   readonly prefix: string;
   readonly spec: BackendSpec;
-  /** In-flight calls that may receive input requests (initialize-based backends). */
-  readonly exchanges = new Set<Exchange>();
+  /** The shared client's route: its in-flight calls that may receive input requests. */
+  readonly shared: Route = { exchanges: new Set() };
+  /** The principals' own sessions (per-principal mode, initialize-based backends). */
+  readonly sessions: SessionPool;
   snapshot: BackendSnapshot | undefined;
   readonly #env: BackendEnv;
   #client: Client | undefined;
@@ -103,6 +139,15 @@ export class Backend {
     this.id = spec.id;
     this.prefix = spec.prefix ?? spec.id;
     this.#env = env;
+    this.sessions = new SessionPool({
+      backend: spec.id,
+      maxSessions: spec.maxSessions ?? env.maxBackendSessions,
+      idleMs: env.backendSessionIdleMs,
+      connect: (session) => this.#connectSession(session),
+      listening: (ownerKey) => env.listening(ownerKey),
+      updated: (session, original) => env.resourceUpdated(this, original, session.owner),
+      changed: (change) => env.sessionChanged(change),
+    });
     this.#listener = new UpstreamListener({
       listChanged: () => this.refresh().catch(() => {}),
       updated: (uri) => this.#env.resourceUpdated(this, uri),
@@ -139,6 +184,16 @@ export class Backend {
     return this.#listener.accepts(original);
   }
 
+  /**
+   * Whether calls go to each principal's own session: per-principal mode and an initialize-based
+   * backend (a 2026-07-28 one keeps no session). Undefined while not connected.
+   */
+  get perPrincipal(): boolean | undefined {
+    const client = this.#client;
+    if (!client) return undefined;
+    return this.spec.sessionMode !== 'shared' && client.era === 'legacy';
+  }
+
   #setStatus(status: BackendStatus, error?: unknown): void {
     const previous = this.#status;
     const message = error === undefined ? undefined : describe(error);
@@ -151,26 +206,39 @@ export class Backend {
 
   // ---- connecting --------------------------------------------------------------------------
 
-  async #connect(): Promise<Client> {
-    const generation = ++this.#generation;
+  /** The client options of a connection whose input requests go to `route`'s calls. */
+  #options(route: Route, connections: number): ConnectOptions {
     const own = this.spec.clientOptions ?? {};
-    const options: ConnectOptions = {
+    return {
       clientInfo: { name: 'snodo-proxy', version: PROXY_VERSION },
       // The proxy keeps its own snapshot; a client cache would only serve stale lists and reads.
       cache: false,
-      // One HTTP backend serves every frontend's calls: more keep-alive connections than a client's 16.
-      connections: 64,
+      connections,
       ...own,
-      // Everything a frontend might answer: whether this one can is decided per request (-32021 otherwise).
-      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {}, ...own.capabilities },
+      // Everything a frontend might answer: whether this one can is decided per request (-32021
+      // otherwise); MCP Apps, so the catalog has the UI links and pages (shown to frontends that declared it).
+      capabilities: {
+        elicitation: { form: {}, url: {} },
+        sampling: {},
+        roots: {},
+        ...own.capabilities,
+        extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] }, ...own.capabilities?.extensions },
+      },
       // The frontend's answers go back to the backend as they are.
       onElicit: (params, context) =>
-        this.#input('elicitation/create', params, context) as Promise<ElicitResult>,
+        this.#input(route, 'elicitation/create', params, context) as Promise<ElicitResult>,
       onSample: (params, context) =>
-        this.#input('sampling/createMessage', params, context) as Promise<CreateMessageResult>,
-      onRoots: (params, context) => this.#input('roots/list', params, context) as Promise<ListRootsResult>,
+        this.#input(route, 'sampling/createMessage', params, context) as Promise<CreateMessageResult>,
+      onRoots: (params, context) =>
+        this.#input(route, 'roots/list', params, context) as Promise<ListRootsResult>,
       onWarning: (message) => this.#env.warning(this, message),
     };
+  }
+
+  async #connect(): Promise<Client> {
+    const generation = ++this.#generation;
+    // One HTTP backend serves every frontend's calls: more keep-alive connections than a client's 16.
+    const options = this.#options(this.shared, 64);
     let client: Client;
     // Only an established connection can be lost: a failed connect closes its transport too.
     let established = false;
@@ -231,6 +299,18 @@ export class Backend {
     }
   }
 
+  /**
+   * A principal's own session: a client of its own (a process, an HTTP session) whose input
+   * requests go to that principal's calls. Losing its connection ends that session only.
+   */
+  async #connectSession(session: BackendSession): Promise<Client> {
+    const options = this.#options(session, 16);
+    const transport = observedTransport(this.spec.target, options, () => {
+      if (!session.closed) void this.sessions.drop(session, 'lost');
+    });
+    return connect({ transport }, options);
+  }
+
   /** Fetches, validates and publishes the catalog of `client`, then listens for its changes. */
   async #accept(client: Client): Promise<void> {
     const snapshot = await fetchSnapshot(
@@ -242,10 +322,9 @@ export class Backend {
     this.#env.publish(this, snapshot);
     this.snapshot = snapshot;
     this.#setStatus('up');
-    void this.#listener.ensure(
-      client,
-      snapshot.resources.map((entry) => entry.item.original),
-    );
+    // Per principal, resource updates come from each principal's own session (`subscribe`).
+    const resources = this.perPrincipal ? [] : snapshot.resources.map((entry) => entry.item.original);
+    void this.#listener.ensure(client, resources);
   }
 
   #refreshFailed(client: Client, error: unknown): never {
@@ -387,20 +466,31 @@ export class Backend {
   // ---- calls ------------------------------------------------------------------------------
 
   /**
-   * Runs `send` on the backend's client with honest failures: not connected, or the connection
-   * lost during the call → "backend unavailable" (and the backend turns down); past the client's
-   * timeout → -32001; the backend's own JSON-RPC errors as they are. A 404 for the session
+   * Runs `send` for `owner` with honest failures: on its own session when the backend keeps
+   * sessions per principal, else on the shared client. Not connected, or the connection lost during
+   * the call → "backend unavailable" (the shared client's loss turns the backend down; a session's
+   * ends that session only); past the client's timeout → -32001; an answer too large → -32603
+   * `response_too_large`; the backend's own JSON-RPC errors as they are. A 404 for the session
    * re-initializes once and sends again: the server did not run the request.
    */
-  async call<T>(what: string, send: (client: Client) => Promise<T>): Promise<T> {
+  async call<T>(
+    what: string,
+    owner: Owner | undefined,
+    send: (client: Client, route: Route) => Promise<T>,
+  ): Promise<T> {
     const client = this.#client;
     if (!client || this.#status === 'down' || this.#closed) throw unavailable(what);
+    if (owner && this.perPrincipal) return this.#callInSession(what, owner, send);
     const generation = this.#generation;
+    const lost = (error: unknown) => {
+      if (TransportError.is(error)) this.#lost(generation, error);
+    };
+    const gone = () => this.#closed || generation !== this.#generation;
     try {
-      return await send(client);
+      return await send(client, this.shared);
     } catch (error) {
       if (!(TransportError.is(error) && error.code === 'SNODO_ERR_SESSION_EXPIRED'))
-        throw this.#callError(what, error, generation);
+        throw this.#callError(what, error, lost, gone);
       let fresh: Client;
       try {
         fresh = await this.#reinitialize(generation);
@@ -408,14 +498,70 @@ export class Backend {
         throw unavailable(what);
       }
       try {
-        return await send(fresh);
+        return await send(fresh, this.shared);
       } catch (again) {
-        throw this.#callError(what, again, this.#generation);
+        const current = this.#generation;
+        throw this.#callError(what, again, (e) => TransportError.is(e) && this.#lost(current, e), gone);
       }
     }
   }
 
-  #callError(what: string, error: unknown, generation: number): unknown {
+  async #callInSession<T>(
+    what: string,
+    owner: Owner,
+    send: (client: Client, route: Route) => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const session = await this.#acquire(owner, what);
+      try {
+        return await send(session.client as Client, session);
+      } catch (error) {
+        const expired = TransportError.is(error) && error.code === 'SNODO_ERR_SESSION_EXPIRED';
+        if (expired) void this.sessions.drop(session, 'forgotten');
+        if (expired && attempt === 0) continue;
+        throw this.#callError(
+          what,
+          error,
+          () => {
+            void this.sessions.drop(session, 'lost');
+            // Perhaps the server itself is gone: the probe finds out now rather than at its next tick.
+            this.refresh().catch(() => {});
+          },
+          () => this.#closed || session.closed,
+        );
+      } finally {
+        this.sessions.release(session);
+      }
+    }
+  }
+
+  async #acquire(owner: Owner, what: string): Promise<BackendSession> {
+    try {
+      return await this.sessions.acquire(owner, what);
+    } catch (error) {
+      if (ProtocolError.is(error)) throw error;
+      this.#env.warning(this, `a session for a caller could not be opened: ${describe(error)}`);
+      throw unavailable(what);
+    }
+  }
+
+  /**
+   * Per principal: opens (or reuses) the owner's session and listens there for updates of the
+   * snapshot's resources; resolves with the originals of `wanted` it accepted. The caller keeps
+   * the owner listening first, so the session is not closed as idle meanwhile.
+   */
+  async subscribe(owner: Owner, wanted: readonly string[], what: string): Promise<ReadonlySet<string>> {
+    const session = await this.#acquire(owner, what);
+    try {
+      const all = (this.snapshot?.resources ?? []).map((entry) => entry.item.original);
+      const accepted = await this.sessions.listen(session, all);
+      return new Set(wanted.filter((uri) => accepted.has(uri)));
+    } finally {
+      this.sessions.release(session);
+    }
+  }
+
+  #callError(what: string, error: unknown, lost: (error: unknown) => void, gone: () => boolean): unknown {
     if (ProtocolError.is(error)) return error;
     if (TimeoutError.is(error)) {
       return new ProtocolError(
@@ -424,12 +570,15 @@ export class Backend {
       );
     }
     if (SnodoError.is(error) && error.code === 'SNODO_ERR_ABORTED') {
-      // Aborted because this backend was removed or lost (its exchanges abort before its client
-      // closes): the frontend gets "unavailable". Otherwise the frontend itself cancelled.
-      return this.#closed || generation !== this.#generation ? unavailable(what) : error;
+      // Aborted because this backend (or the caller's session) was removed or lost: the frontend
+      // gets "unavailable". Otherwise the frontend itself cancelled.
+      return gone() ? unavailable(what) : error;
+    }
+    if (TransportError.is(error) && error.code === 'SNODO_ERR_MESSAGE_TOO_LARGE') {
+      return tooLarge(what, error.limit);
     }
     if (lostConnection(error)) {
-      if (TransportError.is(error)) this.#lost(generation, error);
+      lost(error);
       return unavailable(what);
     }
     if (SnodoError.is(error) && error.code === 'SNODO_ERR_INVALID_RESULT') {
@@ -438,11 +587,27 @@ export class Backend {
     return error;
   }
 
-  /** The backend's server-initiated request (elicitation, sampling, roots) goes to the call it belongs to. */
-  #input(method: PendingInput['method'], params: Record<string, unknown>, context: InputContext) {
-    const candidates = [...this.exchanges].filter((exchange) => !exchange.settled);
+  /**
+   * The backend's server-initiated request (elicitation, sampling, roots) goes to the call on that
+   * connection it belongs to (a principal's session carries only that principal's calls): the call
+   * whose request stream carried it (HTTP), else the only call in flight there. Never a guess: with
+   * no such call (it ended, or several run over stdio, where nothing on the wire says which) the
+   * backend gets an error.
+   */
+  #input(
+    route: Route,
+    method: PendingInput['method'],
+    params: Record<string, unknown>,
+    context: InputContext,
+  ) {
+    const candidates = [...route.exchanges].filter((exchange) => !exchange.settled);
+    const related = context.relatedRequestId;
+    if (related !== undefined) {
+      const owner = candidates.find((exchange) => exchange.owns(related));
+      if (owner) return owner.ask(method, params, context.signal);
+      throw new ProtocolError(-32603, `${method}: the request of the proxy it was sent for has ended`);
+    }
     if (candidates.length === 1) return (candidates[0] as Exchange).ask(method, params, context.signal);
-    // Nothing on the wire of an initialize-based revision says which request the input is for.
     throw new ProtocolError(
       -32603,
       candidates.length === 0
@@ -451,16 +616,16 @@ export class Backend {
     );
   }
 
-  /** Stops everything: timers, listener, parked and running exchanges, the client. Idempotent. */
+  /** Stops everything: timers, listener, parked and running exchanges, the clients and sessions. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#reconnectTimer !== undefined) clearTimeout(this.#reconnectTimer);
     this.#listener.close();
-    for (const exchange of this.exchanges) exchange.abort(unavailable('this request'));
+    for (const exchange of this.shared.exchanges) exchange.abort(unavailable('this request'));
     const client = this.#client;
     this.#client = undefined;
     this.#generation++;
-    await client?.close().catch(() => {});
+    await Promise.all([client?.close().catch(() => {}), this.sessions.close()]);
   }
 }

@@ -10,6 +10,13 @@ export const DEFAULT_HEALTH_INTERVAL_MS = 30_000;
 export const DEFAULT_RECONNECT_DELAY_MS = 1_000;
 /** Between the prefix (the backend id by default) and the backend's own name (`separator`). */
 export const DEFAULT_SEPARATOR = '.';
+/**
+ * Sessions one backend holds for its principals at most (`maxBackendSessions`; per backend
+ * `maxSessions`): a stdio backend runs one process per session.
+ */
+export const DEFAULT_MAX_BACKEND_SESSIONS = 16;
+/** How long a principal's backend session stays open unused before it is closed, in ms (`backendSessionIdleMs`). */
+export const DEFAULT_BACKEND_SESSION_IDLE_MS = 300_000;
 /** Items per page of the merged lists (`pageSize`). */
 export const DEFAULT_PAGE_SIZE = 100;
 /**

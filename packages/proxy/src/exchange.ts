@@ -1,4 +1,5 @@
-import { ProtocolError } from '@snodo/core';
+import { ProtocolError, type RequestId } from '@snodo/core';
+import type { Route } from './sessions.js';
 
 /** A server-initiated request of the backend, waiting for the frontend's answer. */
 export interface PendingInput {
@@ -41,6 +42,10 @@ export class Exchange {
   #outcome: ExchangeEvent | undefined;
   #wake: (() => void) | undefined;
   #asked = 0;
+  /** Where the backend call runs (the shared client, or the caller's own session), once sent. */
+  route: Route | undefined = undefined;
+  /** Ids of the requests the backend call sent (a retry sends another). */
+  readonly #requestIds = new Set<string>();
   /** Progress of the backend call goes to the round that drives the exchange now. */
   onProgress: ((progress: { progress: number; total?: number; message?: string }) => void) | undefined;
 
@@ -56,6 +61,16 @@ export class Exchange {
 
   get settled(): boolean {
     return this.#outcome !== undefined;
+  }
+
+  /** Records the id of a request the backend call sent. */
+  sent(id: RequestId): void {
+    this.#requestIds.add(String(id));
+  }
+
+  /** Whether the backend call sent the request with this id. */
+  owns(id: RequestId): boolean {
+    return this.#requestIds.has(String(id));
   }
 
   #settle(outcome: ExchangeEvent): void {

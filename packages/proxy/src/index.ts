@@ -1,9 +1,11 @@
 // Public API of @snodo/proxy.
-export type { BackendSpec, BackendStatus } from './backend.js';
+export type { BackendSpec, BackendStatus, SessionMode } from './backend.js';
 export {
   BACKEND_ID,
+  DEFAULT_BACKEND_SESSION_IDLE_MS,
   DEFAULT_HEALTH_INTERVAL_MS,
   DEFAULT_INPUT_TIMEOUT_MS,
+  DEFAULT_MAX_BACKEND_SESSIONS,
   DEFAULT_MAX_BACKENDS,
   DEFAULT_MAX_CATALOG_ITEMS,
   DEFAULT_MAX_INPUT_ROUNDS,
@@ -27,4 +29,5 @@ export {
   type ProxyHealth,
 } from './proxy.js';
 export type { RuntimeOptions } from './runtime/build.js';
+export type { SessionChange, SessionEnd } from './sessions.js';
 export { PROXY_VERSION } from './version.js';

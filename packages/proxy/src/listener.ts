@@ -28,13 +28,17 @@ export class UpstreamListener {
     return this.#accepted.has(uri);
   }
 
-  /** Listens on `client` for what its capabilities offer, covering `resources` (the snapshot's exact URIs). */
-  async ensure(client: Client, resources: readonly string[]): Promise<void> {
+  /**
+   * Listens on `client` for what its capabilities offer, covering `resources` (the snapshot's
+   * exact URIs), and list changes unless `lists` is false (a principal's own session: the catalog
+   * comes from the probing session).
+   */
+  async ensure(client: Client, resources: readonly string[], { lists = true } = {}): Promise<void> {
     const caps = client.serverCapabilities;
     const filter: SubscriptionFilter = {};
-    if (caps.tools?.listChanged) filter.toolsListChanged = true;
-    if (caps.prompts?.listChanged) filter.promptsListChanged = true;
-    if (caps.resources?.listChanged) filter.resourcesListChanged = true;
+    if (lists && caps.tools?.listChanged) filter.toolsListChanged = true;
+    if (lists && caps.prompts?.listChanged) filter.promptsListChanged = true;
+    if (lists && caps.resources?.listChanged) filter.resourcesListChanged = true;
     if (caps.resources?.subscribe && resources.length > 0) filter.resourceSubscriptions = [...resources];
     const key = JSON.stringify(filter);
     const current = this.#current;

@@ -1,8 +1,10 @@
 import type { BackendSpec, BackendStatus } from './backend.js';
 import {
   BACKEND_ID,
+  DEFAULT_BACKEND_SESSION_IDLE_MS,
   DEFAULT_HEALTH_INTERVAL_MS,
   DEFAULT_INPUT_TIMEOUT_MS,
+  DEFAULT_MAX_BACKEND_SESSIONS,
   DEFAULT_MAX_BACKENDS,
   DEFAULT_MAX_CATALOG_ITEMS,
   DEFAULT_MAX_INPUT_ROUNDS,
@@ -14,6 +16,7 @@ import {
 } from './defaults.js';
 import { optionError } from './errors.js';
 import { type AuthorizationPolicy, policyProblem } from './policy.js';
+import type { SessionChange } from './sessions.js';
 import { targetProblem } from './transport.js';
 
 /** A backend's health changed (`onHealthChange`, and what `snodo-proxy` logs). */
@@ -45,11 +48,17 @@ export interface ProxyOptions {
   inputTimeoutMs?: number;
   /** Such waiting calls at most. Default 256. */
   maxParkedCalls?: number;
+  /** Sessions each backend holds for its principals at most (a backend's `maxSessions` overrides it). Default 16. */
+  maxBackendSessions?: number;
+  /** How long a principal's backend session stays open unused, in ms. Default 300,000. */
+  backendSessionIdleMs?: number;
   /** Input rounds one forwarded request may take. Default 8. */
   maxInputRounds?: number;
   onHealthChange?: (change: HealthChange) => void;
   /** What backend clients recovered from (dropped tools, skipped output). */
   onWarning?: (backend: string, message: string) => void;
+  /** A principal's backend session opened or closed (and why); it names no principal. */
+  onSessionChange?: (change: SessionChange) => void;
 }
 
 export interface Settings {
@@ -63,8 +72,11 @@ export interface Settings {
   readonly inputTimeoutMs: number;
   readonly maxParkedCalls: number;
   readonly maxInputRounds: number;
+  readonly maxBackendSessions: number;
+  readonly backendSessionIdleMs: number;
   readonly onHealthChange: ProxyOptions['onHealthChange'];
   readonly onWarning: ProxyOptions['onWarning'];
+  readonly onSessionChange: ProxyOptions['onSessionChange'];
 }
 
 /** The longest delay `setTimeout` honours. */
@@ -92,7 +104,7 @@ export function resolveSettings(options: ProxyOptions): Settings {
   }
   const problem = policyProblem('authorization', options.authorization);
   if (problem) throw optionError(problem);
-  for (const name of ['onHealthChange', 'onWarning'] as const) {
+  for (const name of ['onHealthChange', 'onWarning', 'onSessionChange'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function')
       throw optionError(`${name} must be a function`);
   }
@@ -119,15 +131,29 @@ export function resolveSettings(options: ProxyOptions): Settings {
     inputTimeoutMs: positive('inputTimeoutMs', options.inputTimeoutMs, DEFAULT_INPUT_TIMEOUT_MS, MAX_DELAY),
     maxParkedCalls: positive('maxParkedCalls', options.maxParkedCalls, DEFAULT_MAX_PARKED_CALLS),
     maxInputRounds: positive('maxInputRounds', options.maxInputRounds, DEFAULT_MAX_INPUT_ROUNDS),
+    maxBackendSessions: positive(
+      'maxBackendSessions',
+      options.maxBackendSessions,
+      DEFAULT_MAX_BACKEND_SESSIONS,
+    ),
+    backendSessionIdleMs: positive(
+      'backendSessionIdleMs',
+      options.backendSessionIdleMs,
+      DEFAULT_BACKEND_SESSION_IDLE_MS,
+      MAX_DELAY,
+    ),
     onHealthChange: options.onHealthChange,
     onWarning: options.onWarning,
+    onSessionChange: options.onSessionChange,
   };
 }
 
 /** Validates one backend spec; `where` names it in messages (`backends[2]`, `addBackend`). */
 export function checkBackendSpec(where: string, spec: unknown): BackendSpec {
   if (typeof spec !== 'object' || spec === null)
-    throw optionError(`${where} must be an object { id, target, prefix?, clientOptions? }`);
+    throw optionError(
+      `${where} must be an object { id, target, prefix?, clientOptions?, sessionMode?, maxSessions? }`,
+    );
   const typed = spec as Record<string, unknown>;
   const { id } = typed;
   if (typeof id !== 'string' || !BACKEND_ID.test(id) || id.length > MAX_BACKEND_ID_LENGTH) {
@@ -142,6 +168,16 @@ export function checkBackendSpec(where: string, spec: unknown): BackendSpec {
       `${where}.prefix must be at most 63 of the characters A-Z a-z 0-9 _ . -, got ${JSON.stringify(typed.prefix)}`,
     );
   }
+  if (
+    typed.sessionMode !== undefined &&
+    typed.sessionMode !== 'per-principal' &&
+    typed.sessionMode !== 'shared'
+  ) {
+    throw optionError(
+      `${where}.sessionMode must be 'per-principal' or 'shared', got ${JSON.stringify(typed.sessionMode)}`,
+    );
+  }
+  positive(`${where}.maxSessions`, typed.maxSessions, 1);
   if (
     typed.clientOptions !== undefined &&
     (typeof typed.clientOptions !== 'object' || typed.clientOptions === null)

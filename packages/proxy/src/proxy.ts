@@ -1,4 +1,4 @@
-import { type ChangeHub, createChangeHub, type Runtime } from '@snodo/core';
+import { type ChangeEvent, type ChangeHub, createChangeHub, type Runtime } from '@snodo/core';
 import { Backend, type BackendEnv, type BackendSpec, type BackendStatus } from './backend.js';
 import { Catalog } from './catalog/catalog.js';
 import type { BackendSnapshot, ListKind } from './catalog/snapshot.js';
@@ -7,8 +7,10 @@ import { ParkedExchanges } from './exchange.js';
 import { exposedUri } from './names.js';
 import { checkBackendSpec, type ProxyOptions, resolveSettings, type Settings } from './options.js';
 import type { CatalogItem } from './policy.js';
+import type { Owner } from './principal.js';
 import { buildRuntime, type RuntimeOptions } from './runtime/build.js';
 import type { ProxyCore } from './runtime/context.js';
+import type { SessionChange } from './sessions.js';
 
 /** One backend in `health()`. */
 export interface BackendHealth {
@@ -20,6 +22,8 @@ export interface BackendHealth {
   readonly since: string;
   /** Items of its accepted snapshot in the merged catalog. */
   readonly items: number;
+  /** Its principals' own sessions open now (0 for a backend that keeps none). */
+  readonly sessions: number;
 }
 
 export interface ProxyHealth {
@@ -69,6 +73,10 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
   readonly #adding = new Map<string, Backend>();
   #catalog = Catalog.EMPTY;
   readonly changes: ChangeHub = createChangeHub();
+  /** Changes meant for one principal only (its backend sessions' resource updates), by owner key. */
+  readonly #ownerChanges = new Map<string, ChangeHub>();
+  /** Notification streams open, by owner key: their backend sessions are in use. */
+  readonly #listening = new Map<string, number>();
   readonly parked: ParkedExchanges;
   readonly #probe: ReturnType<typeof setInterval>;
   #closed: Promise<void> | undefined;
@@ -102,6 +110,18 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
     return this.#settings.maxInputRounds;
   }
 
+  get maxBackendSessions(): number {
+    return this.#settings.maxBackendSessions;
+  }
+
+  get backendSessionIdleMs(): number {
+    return this.#settings.backendSessionIdleMs;
+  }
+
+  listening(ownerKey: string): boolean {
+    return (this.#listening.get(ownerKey) ?? 0) > 0;
+  }
+
   publish(backend: Backend, snapshot: BackendSnapshot): void {
     if (this.#closed) throw new ProxyError('SNODO_ERR_PROXY_CLOSED', 'close() was called');
     if (this.#backends.get(backend.id) !== backend && this.#adding.get(backend.id) !== backend) {
@@ -130,14 +150,21 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
     });
   }
 
-  resourceUpdated(backend: Backend, original: string): void {
+  resourceUpdated(backend: Backend, original: string, owner?: Owner): void {
     if (this.#backends.get(backend.id) !== backend) return;
     const uri = exposedUri(backend.id, original);
-    if (this.#catalog.resources.has(uri)) this.changes.notifyResourceUpdated(uri);
+    if (!this.#catalog.resources.has(uri)) return;
+    if (owner === undefined) this.changes.notifyResourceUpdated(uri);
+    else this.#ownerChanges.get(owner.key)?.notifyResourceUpdated(uri);
   }
 
   warning(backend: Backend, message: string): void {
     this.#settings.onWarning?.(backend.id, message);
+  }
+
+  sessionChanged(change: SessionChange): void {
+    if (!this.#backends.has(change.backend)) return;
+    this.#settings.onSessionChange?.(change);
   }
 
   // ---- ProxyCore -----------------------------------------------------------------------------
@@ -170,6 +197,64 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
 
   aggregate(): BackendStatus {
     return aggregate([...this.#backends.values()].map((backend) => backend.status));
+  }
+
+  /** Keeps `owner`'s backend sessions in use (a stream opens, or its subscription is being admitted). */
+  pin(owner: Owner): void {
+    this.#listening.set(owner.key, (this.#listening.get(owner.key) ?? 0) + 1);
+  }
+
+  unpin(owner: Owner): void {
+    const count = (this.#listening.get(owner.key) ?? 0) - 1;
+    if (count > 0) {
+      this.#listening.set(owner.key, count);
+      return;
+    }
+    this.#listening.delete(owner.key);
+    for (const backend of this.#backends.values()) backend.sessions.quiet(owner.key);
+  }
+
+  /**
+   * The changes one notification stream of `owner` receives: everyone's (list changes, updates
+   * from shared backends) and the owner's own (updates from its backend sessions), each passed
+   * through `pass` (the policy, at delivery). Subscribing pins the owner until it unsubscribes.
+   */
+  hubFor(owner: Owner, pass: (event: ChangeEvent, own: boolean) => boolean): ChangeHub {
+    const source = this.changes;
+    return {
+      notifyToolsChanged: () => source.notifyToolsChanged(),
+      notifyPromptsChanged: () => source.notifyPromptsChanged(),
+      notifyResourcesChanged: () => source.notifyResourcesChanged(),
+      notifyResourceUpdated: (uri) => source.notifyResourceUpdated(uri),
+      subscribe: (listener) => {
+        let own = this.#ownerChanges.get(owner.key);
+        if (!own) {
+          own = createChangeHub();
+          this.#ownerChanges.set(owner.key, own);
+        }
+        const hub = own;
+        this.pin(owner);
+        const stopShared = source.subscribe((event) => {
+          if (pass(event, false)) listener(event);
+        });
+        const stopOwn = hub.subscribe((event) => {
+          if (pass(event, true)) listener(event);
+        });
+        let subscribed = true;
+        return () => {
+          if (!subscribed) return;
+          subscribed = false;
+          stopShared();
+          stopOwn();
+          if (hub.size === 0 && this.#ownerChanges.get(owner.key) === hub)
+            this.#ownerChanges.delete(owner.key);
+          this.unpin(owner);
+        };
+      },
+      get size() {
+        return source.size;
+      },
+    };
   }
 
   // ---- Proxy ---------------------------------------------------------------------------------
@@ -260,6 +345,7 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
       error: backend.error,
       since: new Date(backend.since).toISOString(),
       items: this.#catalog.snapshots.get(backend.id)?.size ?? 0,
+      sessions: backend.sessions.size,
     });
   }
 

@@ -74,7 +74,7 @@ export function observedTransport(
     ...(inner.probeNeedsTimeout === undefined ? {} : { probeNeedsTimeout: inner.probeNeedsTimeout }),
     open: (sink) =>
       inner.open({
-        message: (message) => sink.message(message),
+        message: (message, relatedRequestId) => sink.message(message, relatedRequestId),
         warning: (message) => sink.warning(message),
         closed: (error) => {
           sink.closed(error);

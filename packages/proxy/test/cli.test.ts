@@ -88,6 +88,20 @@ describe('snodo-proxy --config', () => {
       backends: [0, 1].map(() => ({ id: 'same', target: { http: 'http://127.0.0.1:1/mcp' } })),
     });
     expect(duplicate).toEqual({ problems: ['backends.1.id: duplicate id "same"'] });
+    const sessions = parseConfig({
+      backends: [
+        { id: 'a', target: { http: 'http://127.0.0.1:1/mcp' }, sessionMode: 'per-user', maxSessions: 0 },
+        { id: 'b', target: { http: 'http://127.0.0.1:1/mcp' }, sessionMode: 'shared', maxSessions: 4 },
+      ],
+      maxBackendSessions: 0,
+      backendSessionIdleMs: 2 ** 31,
+    });
+    expect('problems' in sessions && sessions.problems).toEqual([
+      'backends.0.sessionMode: Invalid option: expected one of "per-principal"|"shared"',
+      'backends.0.maxSessions: Too small: expected number to be >0',
+      'maxBackendSessions: Too small: expected number to be >0',
+      'backendSessionIdleMs: Too big: expected number to be <=2147483647',
+    ]);
     const minimal = parseConfig({});
     expect('config' in minimal && minimal.config.listen).toEqual({
       host: '127.0.0.1',

@@ -30,6 +30,10 @@ describe('createProxy options are validated at start-up, naming the option and i
     ['inputTimeoutMs', 0],
     ['maxParkedCalls', 0],
     ['maxInputRounds', 0],
+    ['maxBackendSessions', 0],
+    ['maxBackendSessions', 2.5],
+    ['backendSessionIdleMs', 0],
+    ['backendSessionIdleMs', 2 ** 31],
   ])('%s = %s', async (name, value) => {
     const error = await refused({ [name]: value });
     expect(error.code).toBe('SNODO_ERR_INVALID_OPTION');
@@ -79,6 +83,14 @@ describe('createProxy options are validated at start-up, naming the option and i
     [
       { backends: [{ id: 'a', target: direct, clientOptions: 3 }] },
       /backends\[0\]\.clientOptions must be an object/,
+    ],
+    [
+      { backends: [{ id: 'a', target: direct, sessionMode: 'per-user' }] },
+      /backends\[0\]\.sessionMode must be 'per-principal' or 'shared', got "per-user"/,
+    ],
+    [
+      { backends: [{ id: 'a', target: direct, maxSessions: 0 }] },
+      /backends\[0\]\.maxSessions must be an integer from 1 to/,
     ],
   ])('%j', async (options, message) => {
     const error = await refused(options);
@@ -160,9 +172,11 @@ describe('the package surface', () => {
   it('exports exactly this', () => {
     expect(Object.keys(api).sort()).toEqual([
       'BACKEND_ID',
+      'DEFAULT_BACKEND_SESSION_IDLE_MS',
       'DEFAULT_HEALTH_INTERVAL_MS',
       'DEFAULT_INPUT_TIMEOUT_MS',
       'DEFAULT_MAX_BACKENDS',
+      'DEFAULT_MAX_BACKEND_SESSIONS',
       'DEFAULT_MAX_CATALOG_ITEMS',
       'DEFAULT_MAX_INPUT_ROUNDS',
       'DEFAULT_MAX_PARKED_CALLS',
@@ -183,6 +197,7 @@ describe('the package surface', () => {
       [32, 1000, 30000],
     );
     expect([api.DEFAULT_RECONNECT_DELAY_MS, api.DEFAULT_SEPARATOR]).toEqual([1000, '.']);
+    expect([api.DEFAULT_MAX_BACKEND_SESSIONS, api.DEFAULT_BACKEND_SESSION_IDLE_MS]).toEqual([16, 300_000]);
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
     expect(pkg.version).toBe(api.PROXY_VERSION);
     expect(pkg.bin).toEqual({ 'snodo-proxy': './dist/cli/main.js' });

@@ -1,23 +1,12 @@
-import { type Client, connect, type Subscription } from '@snodo/client';
-import type { JsonRpcNotification } from '@snodo/core';
+import { type Client, connect } from '@snodo/client';
 import { listen, type McpHttpServer } from '@snodo/transport-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AuthorizationPolicy, createProxy, type McpProxy } from '../src/index.js';
-import { catalogServer, frontend } from './helpers/proxy.js';
+import { catalogServer, frontend, reader, rpcError } from './helpers/proxy.js';
 import { demoStdio, everythingStdio } from './helpers/servers.js';
 
 const GREETING = 'mcp-proxy://demo/demo://greeting';
 const PAGE = 'mcp-proxy://demo/ui://everything/greeting.html';
-
-/** Reads a subscription one notification at a time. */
-function reader(subscription: Subscription) {
-  const iterator = subscription[Symbol.asyncIterator]();
-  return async (): Promise<JsonRpcNotification> => {
-    const item = await iterator.next();
-    if (item.done) throw new Error('the subscription ended');
-    return item.value;
-  };
-}
 
 describe('subscriptions through the proxy', () => {
   let proxy: McpProxy;
@@ -126,7 +115,45 @@ describe('subscriptions through the proxy', () => {
     await subscription.close();
   });
 
-  it('initialize-based frontends carry no principal: they get what an anonymous caller may receive', async () => {
+  it('a legacy resources/subscribe the proxy cannot honour is refused with the reason, never answered {}', async () => {
+    // An initialize-based HTTP session is admitted, and its stream checked, as its verified principal.
+    grants.set('dan', new Set([GREETING, 'mcp-proxy://cat/x://a', 'mcp-proxy://demo/demo://items/1']));
+    const dan = await connect(
+      { http: http.url() },
+      { headers: { 'x-user': 'dan' }, protocolVersions: ['2025-11-25'] },
+    );
+    clients.push(dan);
+    const subscribe = (uri: string) => rpcError(dan.request('resources/subscribe', { uri }));
+    // A template instance: no upstream listener will ever report it.
+    expect(await subscribe('mcp-proxy://demo/demo://items/1')).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/instance of the template mcp-proxy:\/\/demo\/demo:\/\/items\/\{id\}/),
+      data: { uri: 'mcp-proxy://demo/demo://items/1', reason: 'not_subscribable' },
+    });
+    // An exact resource whose backend does not offer resources.subscribe.
+    expect(await subscribe('mcp-proxy://cat/x://a')).toMatchObject({
+      code: -32602,
+      data: { uri: 'mcp-proxy://cat/x://a', reason: 'not_subscribable' },
+    });
+    // Not in the catalog: not found, as on any server.
+    expect(await subscribe('mcp-proxy://demo/demo://nothing')).toMatchObject({
+      code: -32002,
+      data: { uri: 'mcp-proxy://demo/demo://nothing' },
+    });
+    // Listed, but the policy does not let this caller subscribe to it.
+    expect(await subscribe(PAGE)).toMatchObject({ code: -32602, data: { uri: PAGE, reason: 'forbidden' } });
+    // What the proxy honours is acknowledged, and its updates come.
+    expect(await dan.request('resources/subscribe', { uri: GREETING })).toEqual({});
+    const subscription = dan.listen({ resourceSubscriptions: [GREETING, 'mcp-proxy://demo/demo://items/1'] });
+    // The client's listen keeps what was honoured, as the 2026-07-28 acknowledgement does.
+    expect(await subscription.ready).toEqual({ resourceSubscriptions: [GREETING] });
+    const next = reader(subscription);
+    await dan.callTool('demo.touch', { uri: 'demo://greeting' });
+    expect(await next()).toMatchObject({ params: { uri: GREETING } });
+    await subscription.close();
+  });
+
+  it('an unauthenticated initialize-based frontend (in-process) gets what an anonymous caller may receive', async () => {
     grants.set('anonymous', new Set([PAGE]));
     const old = await frontend(proxy.runtime(), { protocolVersions: ['2025-11-25'] });
     clients.push(old);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type BatchOptions,
   type BatchOutcome,
@@ -36,8 +37,14 @@ export interface Dispatcher {
     context: DispatchContext,
     options: BatchOptions,
   ): Promise<BatchOutcome>;
-  /** The server-to-client notifications of an initialized initialize-based session (list changes, resource updates). */
-  openSessionNotifications?(getSession: () => Session | undefined): SessionNotifications;
+  /**
+   * The server-to-client notifications of an initialized initialize-based session (list changes,
+   * resource updates); `connectionId` is the connection's (`DispatchContext.connectionId`).
+   */
+  openSessionNotifications?(
+    getSession: () => Session | undefined,
+    connectionId: string,
+  ): SessionNotifications;
 }
 
 type Request = Extract<DecodedSingle, { kind: 'request' }>;
@@ -99,6 +106,8 @@ export class StdioConnection {
   readonly #requests = new Map<string, Entry>();
   readonly #listening = new Map<string, Listening>();
   #session: Session | undefined;
+  /** This connection's `DispatchContext.connectionId`: one stdio connection is one client. */
+  readonly #id = randomUUID();
   /** Server-initiated requests (elicitation, sampling, roots) of the session, matched with the client's responses. */
   readonly #clientRequests: ClientRequests;
   #sessionNotifications: SessionNotifications | undefined;
@@ -310,7 +319,7 @@ export class StdioConnection {
 
   #context(signal?: AbortSignal): DispatchContext {
     // Stateless 2026-07-28 requests ignore the session and the channel: core selects the revision per request.
-    const context: DispatchContext = { channel: this.#clientRequests.channel };
+    const context: DispatchContext = { channel: this.#clientRequests.channel, connectionId: this.#id };
     if (signal !== undefined) context.signal = signal;
     if (this.#session !== undefined) context.session = this.#session;
     return context;
@@ -325,7 +334,7 @@ export class StdioConnection {
       this.#sessionNotifications === undefined &&
       !this.#closingSubscriptions
     ) {
-      const notifications = this.#dispatcher.openSessionNotifications?.(() => this.#session);
+      const notifications = this.#dispatcher.openSessionNotifications?.(() => this.#session, this.#id);
       if (notifications !== undefined) {
         this.#sessionNotifications = notifications;
         this.#pumpSessionNotifications(notifications);

@@ -19,7 +19,8 @@ export async function serve(runtime: Runtime, options: ServeOptions = {}): Promi
   const dispatcher: Dispatcher = {
     dispatch: (message, context) => dispatch(runtime, message, context),
     dispatchBatch: (items, context, options) => dispatchBatch(runtime, items, context, options),
-    openSessionNotifications: (getSession) => openSessionNotifications(runtime, getSession),
+    openSessionNotifications: (getSession, connectionId) =>
+      openSessionNotifications(runtime, getSession, undefined, { auth: undefined, connectionId }),
   };
   const restoreConsole = settings.redirectConsole ? redirectConsole() : undefined;
   try {

@@ -1,4 +1,5 @@
-import { createChangeHub, createServer, Executor, resource, tool } from '@snodo/core';
+import { createChangeHub, createServer, Executor, resource, type SessionOwner, tool } from '@snodo/core';
+import { deriveRuntime } from '@snodo/core/internal';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { callTool, cancelled, isResponseTo, type Message, modern, Served } from './helpers/in-process.js';
@@ -151,6 +152,40 @@ describe('the initialize-based session over stdio', () => {
       params: { uri: 'demo://a' },
     });
     await served.end();
+  });
+
+  it("one connectionId names the connection: every request's and the session stream's (sessionHub)", async () => {
+    const { runtime: base, hub } = hubServer();
+    const seen: (string | undefined)[] = [];
+    const owners: SessionOwner[] = [];
+    const runtime = deriveRuntime(base, {
+      operations: {
+        'tools/call': (callOf) => {
+          seen.push(callOf.connectionId);
+          return { content: [{ type: 'text', text: 'ok' }] };
+        },
+      },
+      sessionHub: (owner) => {
+        owners.push(owner);
+        return hub;
+      },
+    });
+    const served = new Served(runtime);
+    served.send(initialize());
+    served.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    served.send(call(1, 'touch', { uri: 'demo://a' }));
+    served.send(call(2, 'touch', { uri: 'demo://a' }));
+    await served.next(isResponseTo(2));
+    expect(seen).toEqual([expect.any(String), seen[0]]);
+    expect(owners).toEqual([{ auth: undefined, connectionId: seen[0] }]);
+    const other = new Served(runtime);
+    other.send(initialize());
+    other.send(call(3, 'touch', { uri: 'demo://a' }));
+    await other.next(isResponseTo(3));
+    expect(seen[2]).toEqual(expect.any(String));
+    expect(seen[2]).not.toBe(seen[0]);
+    await served.end();
+    await other.end();
   });
 
   it('server-initiated requests go to the client and its responses come back to the handler', async () => {

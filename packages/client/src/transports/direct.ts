@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type ClientRequests,
   createClientRequests,
@@ -35,6 +36,8 @@ export class DirectTransport implements ClientTransport {
   #clientRequests: ClientRequests | undefined;
   #notifications: SessionNotifications | undefined;
   #closed = false;
+  /** This connection's `DispatchContext.connectionId`: one transport is one client. */
+  readonly #id = randomUUID();
 
   constructor(runtime: Runtime) {
     this.#runtime = runtime;
@@ -54,6 +57,7 @@ export class DirectTransport implements ClientTransport {
   #context(signal: AbortSignal) {
     return {
       signal,
+      connectionId: this.#id,
       ...(this.#session === undefined ? {} : { session: this.#session }),
       ...(this.#clientRequests === undefined ? {} : { channel: this.#clientRequests.channel }),
     };
@@ -127,7 +131,12 @@ export class DirectTransport implements ClientTransport {
       this.#running.get(idKey(outcome.cancel))?.abort(new Error('cancelled by the client'));
     }
     if (notification.method === 'notifications/initialized' && this.#session && !this.#notifications) {
-      this.#pump(openSessionNotifications(this.#runtime, () => this.#session));
+      this.#pump(
+        openSessionNotifications(this.#runtime, () => this.#session, undefined, {
+          auth: undefined,
+          connectionId: this.#id,
+        }),
+      );
     }
   }
 

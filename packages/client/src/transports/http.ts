@@ -36,7 +36,7 @@ export interface HttpOptions {
   authorization?: () => string | undefined | Promise<string | undefined>;
   /** Keep-alive connections to the server at most. Default 16. */
   connections?: number;
-  /** Bytes of one JSON response body or SSE event. Default 16,000,000. */
+  /** Bytes of one JSON response body or SSE event; a larger answer fails its call (SNODO_ERR_MESSAGE_TOO_LARGE). Default 16,000,000. */
   maxMessageBytes?: number;
   decodeLimits?: DecodeLimits;
   /** OAuth 2.1: answer 401 / 403 `insufficient_scope` challenges by authorizing (see `OAuthOptions`). */
@@ -285,7 +285,7 @@ export class HttpTransport implements ClientTransport {
         `http: dropped a response to another request on a stream (id ${String(decoded.id)})`,
       );
     } else if (decoded.kind === 'request' || decoded.kind === 'notification') {
-      this.#sink?.message(decoded.message as unknown as JsonRpcRequest | JsonRpcNotification);
+      this.#sink?.message(decoded.message as unknown as JsonRpcRequest | JsonRpcNotification, request?.id);
     } else {
       this.#sink?.warning(`http: skipped an SSE event that is not a JSON-RPC message: ${data.slice(0, 200)}`);
     }
@@ -354,10 +354,13 @@ export class HttpTransport implements ClientTransport {
     }
     if (signal.aborted) return signal.reason;
     if (SnodoError.is(error)) return error;
+    // Both bounded readers (the JSON body, an SSE event) throw RangeError past maxMessageBytes.
     if (error instanceof RangeError) {
-      return transportError('SNODO_ERR_INVALID_MESSAGE', `${request.method}: ${error.message}`, {
-        cause: error,
-      });
+      return transportError(
+        'SNODO_ERR_MESSAGE_TOO_LARGE',
+        `the answer to ${request.method} is larger than maxMessageBytes (${this.#maxBytes}): ${error.message}`,
+        { limit: this.#maxBytes, cause: error },
+      );
     }
     return networkError(error, `${request.method} to ${this.#url.origin}`);
   }

@@ -15,6 +15,7 @@ import {
 } from '../defaults.js';
 import { transportError } from '../errors.js';
 import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
+import type { OversizedLine } from './id-scanner.js';
 import { LineSplitter } from './lines.js';
 import { PendingRequests } from './pending.js';
 
@@ -29,7 +30,10 @@ export interface StdioTarget {
 export interface StdioOptions {
   /** Receives the server's stderr, decoded as UTF-8 (it is free-form logging, never an error signal). */
   onStderr?: (text: string) => void;
-  /** Bytes of one stdout line (newline excluded); a longer one is skipped with a warning. Default 2,000,000. */
+  /**
+   * Bytes of one stdout line (newline excluded). A longer one is never held: an answer fails its
+   * request with SNODO_ERR_MESSAGE_TOO_LARGE, anything else is skipped with a warning. Default 2,000,000.
+   */
   maxLineBytes?: number;
   /** JSON decoding bounds, as the server applies them (`decodeMessage`). */
   decodeLimits?: DecodeLimits;
@@ -62,6 +66,7 @@ export class StdioTransport implements ClientTransport {
   readonly #target: StdioTarget;
   readonly #options: StdioOptions;
   readonly #pending = new PendingRequests();
+  readonly #maxLineBytes: number;
   #child: ChildProcess | undefined;
   #sink: TransportSink | undefined;
   #stderrTail = '';
@@ -73,6 +78,7 @@ export class StdioTransport implements ClientTransport {
   constructor(target: StdioTarget, options: StdioOptions = {}) {
     this.#target = target;
     this.#options = options;
+    this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   }
 
   /** The server's process id (undefined before `open`). */
@@ -103,12 +109,9 @@ export class StdioTransport implements ClientTransport {
     });
     this.#child = child;
     const splitter = new LineSplitter(
-      this.#options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      this.#maxLineBytes,
       (line) => this.#onLine(line),
-      () => {
-        this.#lastInvalid = '(a line longer than maxLineBytes)';
-        sink.warning('stdio: skipped a stdout line longer than maxLineBytes');
-      },
+      (line) => this.#onOversized(line),
     );
     child.stdout?.on('data', (chunk: Buffer) => splitter.push(chunk));
     child.stderr?.setEncoding('utf8');
@@ -168,6 +171,45 @@ export class StdioTransport implements ClientTransport {
     this.#lastInvalid = text.length > 200 ? `${text.slice(0, 200)}…` : text;
     this.#sink?.warning(
       `stdio: skipped output that is not a JSON-RPC message (${decoded.kind === 'invalid' ? decoded.error.message : 'a batch'}): ${this.#lastInvalid}`,
+    );
+  }
+
+  /**
+   * A line longer than maxLineBytes was skipped. An answer fails the request it names, at once; a
+   * server request is refused (-32600, as the stdio server refuses an oversized line); anything
+   * else (a notification, or output that names no request) is a warning, and a call it was meant
+   * to answer ends at its own deadline, whose error quotes this.
+   */
+  #onOversized(line: OversizedLine): void {
+    const what = `a line of ${line.bytes} bytes, longer than maxLineBytes (${this.#maxLineBytes})`;
+    if (line.kind === 'response' && line.id !== undefined) {
+      const error = transportError('SNODO_ERR_MESSAGE_TOO_LARGE', `the answer is ${what}`, {
+        limit: this.#maxLineBytes,
+      });
+      if (this.#pending.fail(line.id, error)) return;
+    }
+    if (line.kind === 'request' && line.id !== undefined) {
+      this.#sink?.warning(`stdio: refused a server request (id ${String(line.id)}): ${what}`);
+      try {
+        this.#write({
+          jsonrpc: '2.0',
+          id: line.id,
+          error: {
+            code: -32600,
+            message: `Invalid Request: ${what}`,
+            data: { maxLineBytes: this.#maxLineBytes },
+          },
+        });
+      } catch {
+        // The process is gone.
+      }
+      return;
+    }
+    this.#lastInvalid = `(${what})`;
+    this.#sink?.warning(
+      line.kind === 'notification'
+        ? `stdio: skipped a notification longer than maxLineBytes (${line.bytes} bytes)`
+        : `stdio: skipped ${what} that names no pending request`,
     );
   }
 

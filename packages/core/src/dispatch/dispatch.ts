@@ -37,6 +37,12 @@ export interface DispatchContext {
   headerVersion?: string;
   /** Verified identity from the host (never from unverified headers). */
   auth?: AuthInfo;
+  /**
+   * The client connection or initialize-based session this message came on, when the transport
+   * has one (a stdio or in-process connection; an HTTP session): opaque, stable for its lifetime,
+   * never shared with another client. Absent for stateless 2026-07-28 HTTP requests.
+   */
+  connectionId?: string;
   /** The URL the request arrived on (HTTP), as the client used it. */
   url?: string;
   /** Carries server-initiated requests (initialize-based revisions), when the transport can. */
@@ -224,6 +230,7 @@ async function run(
     }),
     selection: selected,
     auth: context.auth,
+    connectionId: context.connectionId,
   });
   const response = settle(runtime, id, method, dialect, () =>
     mayAskInput
@@ -276,6 +283,7 @@ function initialize(
     }),
     selection: selected,
     auth: context.auth,
+    connectionId: context.connectionId,
   };
   const result = dialect.shapeResult('initialize', initializeResult(call, runtime), runtime.shaping);
   return { type: 'response', message: resultResponse(id, result), session };
@@ -301,17 +309,30 @@ function setLevel(
   return session ? { type: 'response', message: response, session } : { type: 'response', message: response };
 }
 
-function subscribeLegacy(
+async function subscribeLegacy(
   runtime: Runtime,
   id: RequestId,
   method: string,
   params: Record<string, unknown> | undefined,
   selected: Selection,
   context: DispatchContext,
-): Outcome {
+): Promise<Outcome> {
   const uri = params?.uri;
   if (typeof uri !== 'string' || uri === '') {
     return failed(id, selected.dialect, ProtocolError.invalidParams(`${method} needs params.uri (a string)`));
+  }
+  if (method === 'resources/subscribe') {
+    // Acknowledged only when updates of `uri` can come: what listen's acknowledgement would list.
+    try {
+      if (runtime.admitSubscribe) {
+        const { auth, connectionId } = context;
+        await runtime.admitSubscribe({ runtime, uri, auth, connectionId, selection: selected });
+      } else if (!honouredFilter(runtime, { resourceSubscriptions: [uri] }).resourceSubscriptions) {
+        throw ProtocolError.resourceNotFound(uri);
+      }
+    } catch (error) {
+      return failed(id, selected.dialect, ProtocolError.is(error) ? error : ProtocolError.internal());
+    }
   }
   const response = resultResponse(id, selected.dialect.shapeResult(method, {}, runtime.shaping));
   const { session } = context;
@@ -342,6 +363,7 @@ async function listen(
         id,
         filter,
         auth: context.auth,
+        connectionId: context.connectionId,
         selection: selected,
         queueSize,
       });

@@ -10,6 +10,8 @@ export interface OperationCall {
   readonly context: HandlerContext;
   readonly selection: Selection;
   readonly auth: AuthInfo | undefined;
+  /** `DispatchContext.connectionId`: the connection or session the request came on, if any. */
+  readonly connectionId: string | undefined;
 }
 
 /** A core operation returns a protocol-neutral result; the selected dialect shapes it for the wire. */

@@ -10,7 +10,7 @@ import { encodeJson } from '../json/index.js';
 import type { RequestId } from '../json/int.js';
 import { errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../jsonrpc/types.js';
 import type { HttpConfig } from './config.js';
-import type { PreparedRequest, Work } from './prepare.js';
+import type { PreparedRequest, SessionRef, Work } from './prepare.js';
 import {
   emptyResponse,
   errorHttpResponse,
@@ -57,10 +57,13 @@ export async function execute(prepared: PreparedRequest): Promise<HttpResponse> 
 
 function baseContext(
   request: HttpRequest,
-  work: { session?: { session: DispatchContext['session'] } | undefined; headerVersion?: string | undefined },
+  work: { session?: SessionRef | undefined; headerVersion?: string | undefined },
 ): DispatchContext {
   const context: DispatchContext = {};
-  if (work.session?.session) context.session = work.session.session;
+  if (work.session) {
+    context.session = work.session.session;
+    context.connectionId = work.session.id;
+  }
   if (work.headerVersion !== undefined) context.headerVersion = work.headerVersion;
   if (request.auth !== undefined) context.auth = request.auth;
   if (request.url !== undefined) context.url = request.url;
@@ -362,7 +365,13 @@ function runListen(prepared: PreparedRequest, work: Of<'listen'>): HttpResponse 
   const { runtime, config, request } = prepared;
   const slot = config.executor.acquireSubscription();
   if (!slot) return tooManyStreams(null, 'Too many open streams: try again later');
-  const stream = config.local.openStream(work.session.id, work.session.session, runtime);
+  const stream = config.local.openStream(
+    work.session.id,
+    work.session.session,
+    runtime,
+    undefined,
+    request.auth,
+  );
   return serveHeldStream(config, request, stream, slot);
 }
 

@@ -1,4 +1,5 @@
 import { type ClientRequests, createClientRequests } from '../dispatch/client-requests.js';
+import type { AuthInfo } from '../dispatch/context.js';
 import type { ClientRequestChannel } from '../dispatch/input.js';
 import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
@@ -190,6 +191,7 @@ export class LocalSessions {
     session: Session,
     runtime: Runtime,
     queueSize?: number,
+    auth?: AuthInfo,
   ): MessageStream & { close(): void } {
     let local = this.#sessions.get(sessionId);
     if (local === undefined) {
@@ -199,7 +201,10 @@ export class LocalSessions {
     const owner = local;
     owner.current ??= session;
     const out = new MessageStream();
-    const notes = openSessionNotifications(runtime, () => owner.current, queueSize);
+    const notes = openSessionNotifications(runtime, () => owner.current, queueSize, {
+      auth,
+      connectionId: sessionId,
+    });
     let open = true;
     const stream = Object.assign(out, {
       close: () => {

@@ -11,6 +11,10 @@ export interface RuntimeChange {
   readonly operations?: Readonly<Record<string, Operation>>;
   /** Open `subscriptions/listen` instead of core. */
   readonly openListen?: Runtime['openListen'];
+  /** Admit an initialize-based `resources/subscribe` instead of core. */
+  readonly admitSubscribe?: Runtime['admitSubscribe'];
+  /** The hub of each initialize-based session's stream, instead of `hub`. */
+  readonly sessionHub?: Runtime['sessionHub'];
   /** The capabilities to declare (core derives them from definitions, which such a runtime lacks). */
   readonly capabilities?: ServerCapabilities;
   readonly hub?: ChangeHub;
@@ -28,13 +32,17 @@ export function deriveRuntime(base: Runtime, change: RuntimeChange): Runtime {
     if (typeof operation !== 'function') throw definitionError(`operations: "${method}" must be a function`);
     operations.set(method, operation);
   }
-  if (change.openListen !== undefined && typeof change.openListen !== 'function') {
-    throw definitionError('openListen must be a function');
+  for (const name of ['openListen', 'admitSubscribe', 'sessionHub'] as const) {
+    if (change[name] !== undefined && typeof change[name] !== 'function') {
+      throw definitionError(`${name} must be a function`);
+    }
   }
   return Object.freeze({
     ...base,
     operations,
     ...(change.openListen === undefined ? {} : { openListen: change.openListen }),
+    ...(change.admitSubscribe === undefined ? {} : { admitSubscribe: change.admitSubscribe }),
+    ...(change.sessionHub === undefined ? {} : { sessionHub: change.sessionHub }),
     ...(change.capabilities === undefined ? {} : { capabilities: Object.freeze({ ...change.capabilities }) }),
     ...(change.hub === undefined ? {} : { hub: change.hub }),
   });

@@ -66,6 +66,33 @@ export interface Runtime {
   readonly operations?: ReadonlyMap<string, Operation>;
   /** Opens `subscriptions/listen` in place of core's hub-fed subscription (own admission and delivery checks). */
   readonly openListen?: (call: ListenCall) => OpenedSubscription | Promise<OpenedSubscription>;
+  /**
+   * Admits an initialize-based `resources/subscribe` in place of core's check (a resource or a
+   * template match): throw a `ProtocolError` saying why updates of the URI will not come.
+   */
+  readonly admitSubscribe?: (call: SubscribeCall) => void | Promise<void>;
+  /**
+   * The hub that feeds one initialize-based session's stream (`openSessionNotifications`), in place
+   * of `hub`: for a runtime whose changes depend on who listens (a proxy's per-caller sessions).
+   */
+  readonly sessionHub?: (owner: SessionOwner) => ChangeHub | undefined;
+}
+
+/** Who an initialize-based session's stream belongs to, as its transport knows it. */
+export interface SessionOwner {
+  /** The identity the transport verified for the stream (HTTP: the GET request's), if any. */
+  readonly auth: AuthInfo | undefined;
+  /** `DispatchContext.connectionId` of the session's connection or HTTP session. */
+  readonly connectionId: string | undefined;
+}
+
+/** What `Runtime.admitSubscribe` gets: the URI an initialize-based session subscribes to, and who asks. */
+export interface SubscribeCall {
+  readonly runtime: Runtime;
+  readonly uri: string;
+  readonly auth: AuthInfo | undefined;
+  readonly connectionId: string | undefined;
+  readonly selection: Selection;
 }
 
 /** What `Runtime.openListen` gets: the listen request, its parsed filter as requested, and its bound. */
@@ -75,6 +102,8 @@ export interface ListenCall {
   readonly id: RequestId;
   readonly filter: SubscriptionFilter;
   readonly auth: AuthInfo | undefined;
+  /** `DispatchContext.connectionId`: the connection or session the request came on, if any. */
+  readonly connectionId: string | undefined;
   readonly selection: Selection;
   /** Unread notifications the subscriber may hold (`DispatchContext.subscriptionQueue`). */
   readonly queueSize: number;

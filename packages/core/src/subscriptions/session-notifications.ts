@@ -2,7 +2,7 @@ import type { Session } from '../dispatch/session.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { notification } from '../jsonrpc/types.js';
 import { DEFAULT_SUBSCRIPTION_QUEUE } from '../limits/defaults.js';
-import type { Runtime } from '../router/runtime.js';
+import type { Runtime, SessionOwner } from '../router/runtime.js';
 import { NotificationQueue } from './queue.js';
 
 export interface SessionNotifications extends AsyncIterable<JsonRpcMessage> {
@@ -16,16 +16,19 @@ export interface SessionNotifications extends AsyncIterable<JsonRpcMessage> {
  * HTTP GET stream): list-changed for what the server declares `listChanged` for, and
  * `notifications/resources/updated` for the URIs the session subscribed to (read from
  * `getSession()` at each event, so `resources/subscribe`/`unsubscribe` take effect at once).
- * Bounded like every subscription: a reader `queueSize` behind is dropped.
+ * Bounded like every subscription: a reader `queueSize` behind is dropped. `owner` says whose
+ * stream it is, for a runtime whose `sessionHub` depends on it.
  */
 export function openSessionNotifications(
   runtime: Runtime,
   getSession: () => Session | undefined,
   queueSize = DEFAULT_SUBSCRIPTION_QUEUE,
+  owner: SessionOwner = { auth: undefined, connectionId: undefined },
 ): SessionNotifications {
   const queue = new NotificationQueue(queueSize);
   const caps = runtime.capabilities;
-  const unsubscribe = runtime.hub?.subscribe((event) => {
+  const hub = runtime.sessionHub?.(owner) ?? runtime.hub;
+  const unsubscribe = hub?.subscribe((event) => {
     const session = getSession();
     if (!session) return;
     let message: JsonRpcMessage | undefined;

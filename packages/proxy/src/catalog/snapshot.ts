@@ -3,6 +3,7 @@ import { TOOL_NAME } from '../defaults.js';
 import { ProxyError } from '../errors.js';
 import { exposedName, exposedUri } from '../names.js';
 import type { CatalogItem } from '../policy.js';
+import { withUiListing } from './ui.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'templates';
 export const LIST_KINDS: readonly ListKind[] = ['tools', 'prompts', 'resources', 'templates'];
@@ -26,6 +27,8 @@ export interface Entry {
   readonly listing: Readonly<Record<string, unknown>>;
   /** Exposed name (tools, prompts), URI (resources) or URI template (templates): unique per kind. */
   readonly key: string;
+  /** The listing for frontends that declared `io.modelcontextprotocol/ui`, when it differs (see `withUiListing`). */
+  readonly uiListing?: Readonly<Record<string, unknown>>;
 }
 
 export interface TemplateEntry extends Entry {
@@ -132,12 +135,19 @@ export function buildSnapshot(
   }
   const sort = <T extends Entry>(entries: T[]) =>
     Object.freeze(entries.sort((a, b) => compare(a.key, b.key)));
+  const originals = new Set(resources.map((entry) => entry.item.original));
+  const expose = (uri: string) =>
+    originals.has(uri) || templates.some((entry) => entry.template.match(uri) !== null)
+      ? exposedUri(id, uri)
+      : undefined;
+  const ui = (entries: Entry[]) => entries.map((entry) => withUiListing(entry, expose));
+  const exposedResources = sort(ui(resources));
   return Object.freeze({
     id,
     capabilities,
-    tools: sort(tools),
+    tools: sort(ui(tools)),
     prompts: sort(prompts),
-    resources: sort(resources),
+    resources: exposedResources,
     templates: sort(templates),
     hints: Object.freeze({
       tools: lists.tools.hint,
@@ -145,7 +155,7 @@ export function buildSnapshot(
       resources: lists.resources.hint,
       templates: lists.templates.hint,
     }),
-    resourceByOriginal: new Map(resources.map((entry) => [entry.item.original, entry])),
+    resourceByOriginal: new Map(exposedResources.map((entry) => [entry.item.original, entry])),
     size: tools.length + prompts.length + resources.length + templates.length,
   });
 }

@@ -60,6 +60,8 @@ const backend = z
       .regex(/^[A-Za-z0-9_.-]{0,63}$/, 'must be at most 63 of the characters A-Z a-z 0-9 _ . -')
       .optional(),
     clientOptions: clientOptions.optional(),
+    sessionMode: z.enum(['per-principal', 'shared']).optional(),
+    maxSessions: positive.optional(),
   })
   .strict();
 
@@ -79,6 +81,8 @@ export const CONFIG_SCHEMA = z
     maxCatalogItems: positive.optional(),
     healthIntervalMs: positive.optional(),
     reconnectDelayMs: positive.optional(),
+    maxBackendSessions: positive.optional(),
+    backendSessionIdleMs: positive.max(2_147_483_647).optional(),
     separator: z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,8}$/, 'must be 1 to 8 of the characters A-Z a-z 0-9 _ . -')
@@ -145,6 +149,8 @@ export function proxyOptions(config: ProxyConfig, configPath: string): ProxyOpti
     }
     if (item.prefix !== undefined) spec.prefix = item.prefix;
     if (item.clientOptions !== undefined) spec.clientOptions = item.clientOptions as ConnectOptions;
+    if (item.sessionMode !== undefined) spec.sessionMode = item.sessionMode;
+    if (item.maxSessions !== undefined) spec.maxSessions = item.maxSessions;
     return spec;
   });
   return {
@@ -154,5 +160,9 @@ export function proxyOptions(config: ProxyConfig, configPath: string): ProxyOpti
     ...(config.healthIntervalMs === undefined ? {} : { healthIntervalMs: config.healthIntervalMs }),
     ...(config.reconnectDelayMs === undefined ? {} : { reconnectDelayMs: config.reconnectDelayMs }),
     ...(config.separator === undefined ? {} : { separator: config.separator }),
+    ...(config.maxBackendSessions === undefined ? {} : { maxBackendSessions: config.maxBackendSessions }),
+    ...(config.backendSessionIdleMs === undefined
+      ? {}
+      : { backendSessionIdleMs: config.backendSessionIdleMs }),
   };
 }

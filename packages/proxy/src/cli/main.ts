@@ -59,6 +59,13 @@ async function main(): Promise<void> {
         log(
           `backend ${change.backend} ${change.status}${change.error === undefined ? '' : `: ${change.error}`}`,
         ),
+      // Evictions say the bound is too low for the callers at hand; other changes are routine.
+      onSessionChange: (change) => {
+        if (change.reason === 'evicted')
+          log(
+            `backend ${change.backend}: closed the least recently used idle session to make room (maxSessions)`,
+          );
+      },
     });
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error));

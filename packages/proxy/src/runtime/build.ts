@@ -1,11 +1,17 @@
-import { createServer, type ProtocolVersion, type Runtime } from '@snodo/core';
+import { createServer, type ProtocolVersion, type Runtime, UI_EXTENSION, UI_MIME_TYPE } from '@snodo/core';
 import { deriveRuntime } from '@snodo/core/internal';
 import { PROXY_EXTENSION } from '../defaults.js';
 import { optionError } from '../errors.js';
 import { type AuthorizationPolicy, policyProblem } from '../policy.js';
 import { PROXY_VERSION } from '../version.js';
 import type { ProxyCore } from './context.js';
-import { filteredHub, listenOperation, subscribable } from './listen.js';
+import {
+  admitSubscribeOperation,
+  filteredHub,
+  listenOperation,
+  sessionHubOperation,
+  subscribable,
+} from './listen.js';
 import { operations } from './ops.js';
 
 /** Options of `proxy.runtime()`: the frontend side. */
@@ -55,17 +61,21 @@ export function buildRuntime(
   return deriveRuntime(base, {
     capabilities: {
       ...base.capabilities,
+      // MCP Apps pass through: backends' UI links and pages, to frontends that declare the extension.
+      extensions: { ...base.capabilities.extensions, [UI_EXTENSION]: { mimeTypes: [UI_MIME_TYPE] } },
       tools: { listChanged: true },
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       completions: {},
     },
-    // Initialize-based sessions carry no principal: their updates are what an anonymous caller may see.
+    // Each initialize-based session's stream gets `sessionHub`'s; this one is for anything else.
     hub: filteredHub(
       core.changes,
       (event) => event.type !== 'updated' || subscribable(core, policy, undefined, event.uri),
     ),
     operations: operations(core, policy),
     openListen: listenOperation(core, policy),
+    admitSubscribe: admitSubscribeOperation(core, policy),
+    sessionHub: sessionHubOperation(core, policy),
   });
 }

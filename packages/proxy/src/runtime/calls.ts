@@ -25,7 +25,7 @@ export function callToolOperation(scope: Scope): Operation {
     // A call whose stream broke may have run: sent again only when the tool says that is harmless.
     const annotations = entry.item.definition.annotations as Record<string, unknown> | undefined;
     const reissue = annotations?.readOnlyHint === true || annotations?.idempotentHint === true;
-    const result = await forward(
+    const { result, route } = await forward(
       forwarding(scope, backend, `tool "${name}"`, call),
       (client, options) =>
         client.callTool(entry.item.original, args, { ...options, reissue }) as Promise<
@@ -33,7 +33,7 @@ export function callToolOperation(scope: Scope): Operation {
         >,
     );
     const { ttlMs: _, cacheScope: __, ...rest } = clean(result);
-    return rewriteToolResult(backend.snapshot, rest);
+    return rewriteToolResult({ snapshot: backend.snapshot, route }, rest);
   };
 }
 
@@ -63,13 +63,13 @@ export function getPromptOperation(scope: Scope): Operation {
       }
     }
     const backend = owner(scope, entry, unknown);
-    const result = await forward(
+    const { result, route } = await forward(
       forwarding(scope, backend, `prompt "${name}"`, call),
       (client, options) =>
         client.getPrompt(entry.item.original, args as Record<string, string>, options) as Promise<
           Record<string, unknown>
         >,
     );
-    return rewritePromptResult(backend.snapshot, clean(result));
+    return rewritePromptResult({ snapshot: backend.snapshot, route }, clean(result));
   };
 }

@@ -1,4 +1,4 @@
-import type { ChangeHub } from '@snodo/core';
+import type { ChangeEvent, ChangeHub } from '@snodo/core';
 import { ProtocolError } from '@snodo/core';
 import type { OperationCall } from '@snodo/core/internal';
 import type { Backend, BackendStatus } from '../backend.js';
@@ -6,6 +6,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { Entry } from '../catalog/snapshot.js';
 import type { ParkedExchanges } from '../exchange.js';
 import { type AuthorizationPolicy, allowed, type Principal } from '../policy.js';
+import { type Owner, ownerOf } from '../principal.js';
 import type { Forwarding } from './forward.js';
 
 /** What the runtime's operations read from the proxy, at each call. */
@@ -24,6 +25,11 @@ export interface ProxyCore {
   /** Every change: list changes and `updated` events with exposed URIs. */
   readonly changes: ChangeHub;
   aggregate(): BackendStatus;
+  /** The changes a notification stream of `owner` receives (see `ProxyImpl.hubFor`). */
+  hubFor(owner: Owner, pass: (event: ChangeEvent, own: boolean) => boolean): ChangeHub;
+  /** Keeps `owner`'s backend sessions in use while a subscription of it is being admitted. */
+  pin(owner: Owner): void;
+  unpin(owner: Owner): void;
 }
 
 /** What every operation of one runtime shares: the proxy, and the runtime's policy. */
@@ -44,11 +50,23 @@ export function owner(scope: Scope, entry: Entry, unknown: () => ProtocolError):
   return backend;
 }
 
+/** The caller of an operation, as the owner of backend sessions. */
+export function callerOf(call: OperationCall): Owner {
+  return ownerOf(call.auth, call.connectionId);
+}
+
 /** How `forward` reaches `backend` for this call. */
-export function forwarding(scope: Scope, backend: Backend, what: string, call: OperationCall): Forwarding {
+export function forwarding(
+  scope: Scope,
+  backend: Backend,
+  what: string,
+  call: OperationCall,
+  owner: Owner = callerOf(call),
+): Forwarding {
   return {
     backend,
     what,
+    owner,
     context: call.context,
     parked: scope.core.parked,
     maxInputRounds: scope.core.maxInputRounds,

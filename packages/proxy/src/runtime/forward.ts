@@ -3,6 +3,8 @@ import type { CallOptions, Client } from '@snodo/client';
 import { ClientRequestError, type HandlerContext, type InputRequest, ProtocolError } from '@snodo/core';
 import { type Backend, unavailable } from '../backend.js';
 import { Exchange, type ParkedExchanges, type PendingInput } from '../exchange.js';
+import type { Owner } from '../principal.js';
+import type { Route } from '../sessions.js';
 
 /** Sends the request to the backend's client with these options (signal, progress, MRTR retry). */
 export type Send = (client: Client, options: CallOptions) => Promise<Record<string, unknown>>;
@@ -11,12 +13,20 @@ export interface Forwarding {
   readonly backend: Backend;
   /** How errors name the target: `tool "files.read"`. */
   readonly what: string;
+  /** Whose backend session the call runs on (per-principal backends). */
+  readonly owner: Owner;
   readonly context: HandlerContext;
   readonly parked: ParkedExchanges;
   readonly maxInputRounds: number;
 }
 
 const MODERN = '2026-07-28';
+
+/** A backend's result, and where it ran (links from a principal's own session are its own). */
+export interface Forwarded {
+  readonly result: Record<string, unknown>;
+  readonly route: Route;
+}
 
 /**
  * Forwards a request that may ask for input (tools/call, prompts/get, resources/read), whatever
@@ -28,7 +38,7 @@ const MODERN = '2026-07-28';
  *   initialize-based frontend they go to it at once; for a 2026-07-28 one the call is parked and
  *   the round ends with `input_required`, and the frontend's retry delivers the answer.
  */
-export function forward(forwarding: Forwarding, send: Send): Promise<Record<string, unknown>> {
+export function forward(forwarding: Forwarding, send: Send): Promise<Forwarded> {
   const state = forwarding.context.state as Record<string, unknown> | undefined;
   if (state && typeof state.p === 'string') return legacyBackend(forwarding, send);
   if (state && typeof state.q === 'object') return modernBackend(forwarding, send);
@@ -109,20 +119,26 @@ function translate(result: Record<string, unknown>, used: Set<string>): RoundSta
   };
 }
 
-async function modernBackend(forwarding: Forwarding, send: Send): Promise<Record<string, unknown>> {
-  const { backend, what, context } = forwarding;
+async function modernBackend(forwarding: Forwarding, send: Send): Promise<Forwarded> {
+  const { backend, what, owner, context } = forwarding;
   const onProgress = progressOf(context);
   const base: CallOptions = {
     signal: context.signal,
     inputRequired: 'return',
+    // The backend sees this frontend's own capabilities and identity, never the proxy's.
+    onBehalfOf: { capabilities: context.clientCapabilities, clientInfo: context.clientInfo },
     ...(onProgress ? { onProgress } : {}),
   };
   const previous = roundState(context.state);
   const used = new Set(previous?.u ?? []);
   let retry: CallOptions = previous ? await answersFor(context, previous) : {};
   for (let round = 0; ; round++) {
-    const result = await backend.call(what, (client) => send(client, { ...base, ...retry }));
-    if (result.resultType !== 'input_required') return result;
+    let route: Route = backend.shared;
+    const result = await backend.call(what, owner, (client, used) => {
+      route = used;
+      return send(client, { ...base, ...retry });
+    });
+    if (result.resultType !== 'input_required') return { result, route };
     if (round >= forwarding.maxInputRounds) {
       throw new ProtocolError(
         -32603,
@@ -151,8 +167,8 @@ function asProtocolError(error: unknown): unknown {
   return error;
 }
 
-async function legacyBackend(forwarding: Forwarding, send: Send): Promise<Record<string, unknown>> {
-  const { backend, what, context, parked } = forwarding;
+async function legacyBackend(forwarding: Forwarding, send: Send): Promise<Forwarded> {
+  const { backend, what, owner, context, parked } = forwarding;
   const state = context.state as ParkState | undefined;
   let exchange: Exchange;
   if (state && typeof state.p === 'string') {
@@ -177,17 +193,24 @@ async function legacyBackend(forwarding: Forwarding, send: Send): Promise<Record
     }
   } else {
     exchange = new Exchange((self) =>
-      backend.call(what, (client) =>
-        send(client, {
-          signal: self.controller.signal,
-          // The call may wait for a person between rounds; parking bounds it, and each round's own deadline.
-          timeout: 0,
-          onProgress: (progress) => self.onProgress?.(progress),
-        }),
-      ),
+      backend.call(what, owner, async (client, route) => {
+        // Input requests on this connection reach this call while it runs.
+        self.route = route;
+        route.exchanges.add(self);
+        try {
+          return await send(client, {
+            signal: self.controller.signal,
+            // The call may wait for a person between rounds; parking bounds it, and each round's own deadline.
+            timeout: 0,
+            onProgress: (progress) => self.onProgress?.(progress),
+            // Over HTTP the backend's input requests come on this request's stream: attributed exactly.
+            onRequestId: (id) => self.sent(id),
+          });
+        } finally {
+          route.exchanges.delete(self);
+        }
+      }),
     );
-    backend.exchanges.add(exchange);
-    exchange.finished.then(() => backend.exchanges.delete(exchange));
   }
   exchange.onProgress = progressOf(context);
   const onAbort = () => exchange.abort(context.signal.reason);
@@ -196,7 +219,7 @@ async function legacyBackend(forwarding: Forwarding, send: Send): Promise<Record
   try {
     for (;;) {
       const event = await exchange.next(context.signal);
-      if (event.type === 'done') return event.result;
+      if (event.type === 'done') return { result: event.result, route: exchange.route ?? backend.shared };
       if (event.type === 'failed') throw event.error;
       const { key, method, params } = event.input;
       if (context.protocolVersion !== MODERN) {

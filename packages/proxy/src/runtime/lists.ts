@@ -1,4 +1,5 @@
-import type { Operation } from '@snodo/core/internal';
+import { UI_EXTENSION } from '@snodo/core';
+import { declaresExtension, type Operation } from '@snodo/core/internal';
 import type { Entry, ListKind } from '../catalog/snapshot.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { type Scope, visible } from './context.js';
@@ -23,6 +24,8 @@ export function listOperation(scope: Scope, kind: ListKind, field: string): Oper
   const { core, policy } = scope;
   const privateLists = policy?.canList !== undefined;
   return (call) => {
+    // MCP Apps links and pages only for frontends that declared the extension.
+    const ui = declaresExtension(call.selection.clientCapabilities, UI_EXTENSION);
     const after = decodeCursor(kind, call.params.cursor);
     const catalog = core.merged();
     const entries = catalog.lists[kind];
@@ -47,7 +50,7 @@ export function listOperation(scope: Scope, kind: ListKind, field: string): Oper
     // Nothing contributed: nothing to say how long it stays true.
     if (page.length === 0) cacheScope = 'private';
     return {
-      [field]: page.map((entry) => entry.listing),
+      [field]: page.map((entry) => (ui ? (entry.uiListing ?? entry.listing) : entry.listing)),
       ...(nextCursor === undefined ? {} : { nextCursor }),
       ttlMs: Number.isFinite(ttlMs) ? ttlMs : 0,
       cacheScope,

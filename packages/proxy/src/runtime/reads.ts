@@ -1,12 +1,14 @@
-import { ProtocolError } from '@snodo/core';
-import type { Operation } from '@snodo/core/internal';
+import { ProtocolError, UI_EXTENSION } from '@snodo/core';
+import { declaresExtension, type Operation } from '@snodo/core/internal';
 import { type Backend, unavailable } from '../backend.js';
 import type { Entry, TemplateEntry } from '../catalog/snapshot.js';
+import { withoutUi } from '../catalog/ui.js';
 import { rewriteReadResult } from '../links.js';
 import { parseExposedUri } from '../names.js';
 import { allowed, type Principal } from '../policy.js';
-import { clean, forbidden, forwarding, owner, type Scope, visible } from './context.js';
-import { forward } from './forward.js';
+import type { Owner } from '../principal.js';
+import { callerOf, clean, forbidden, forwarding, owner, type Scope, visible } from './context.js';
+import { type Forwarded, forward } from './forward.js';
 
 /** A backend of that id exists but has no catalog yet (it never connected): its URIs are unavailable, not unknown. */
 function notConnectedYet(scope: Scope, id: string): boolean {
@@ -14,13 +16,16 @@ function notConnectedYet(scope: Scope, id: string): boolean {
 }
 
 /**
- * The exact resource, or the one template of its backend, that serves an exposed URI. Two of the
- * backend's templates matching is an ambiguity error: the proxy does not choose for the backend.
+ * The exact resource, or the one template of its backend, that serves an exposed URI; or, for a
+ * backend with a session per principal, a resource the caller's own session handed out (a link
+ * in one of its results). Two of the backend's templates matching is an ambiguity error: the
+ * proxy does not choose for the backend.
  */
-function resolve(
+export function resolve(
   scope: Scope,
   principal: Principal,
   uri: string,
+  caller?: Owner,
 ): { entry: Entry; backend: Backend; original: string } {
   const catalog = scope.core.merged();
   const notFound = () => ProtocolError.resourceNotFound(uri);
@@ -38,7 +43,12 @@ function resolve(
   const matching = snapshot.templates.filter(
     (entry) => visible(scope, principal, entry) && entry.template.match(parsed.original) !== null,
   );
-  if (matching.length === 0) throw notFound();
+  if (matching.length === 0) {
+    const handed =
+      caller && backend.perPrincipal ? handedOut(backend, caller, parsed.original, uri) : undefined;
+    if (!handed || !visible(scope, principal, handed)) throw notFound();
+    return { entry: handed, backend, original: parsed.original };
+  }
   if (matching.length > 1) {
     throw ProtocolError.invalidParams(
       `Ambiguous resource URI: ${uri} matches ${matching.length} templates of one server (${matching.map((t) => t.key).join(', ')})`,
@@ -46,6 +56,18 @@ function resolve(
     );
   }
   return { entry: matching[0] as TemplateEntry, backend, original: parsed.original };
+}
+
+/** A resource outside the catalog that the caller's own session of `backend` handed out, as a catalog entry. */
+function handedOut(backend: Backend, caller: Owner, original: string, uri: string): Entry | undefined {
+  const block = backend.sessions.find(caller.key)?.handedOut(original);
+  if (!block) return undefined;
+  const name = typeof block.name === 'string' ? block.name : original;
+  return {
+    key: uri,
+    item: Object.freeze({ kind: 'resource', backend: backend.id, name, uri, original, definition: block }),
+    listing: { ...block, uri },
+  };
 }
 
 /** `resources/read` of `mcp-proxy://<id>/<original>`: the backend reads `<original>`. */
@@ -61,14 +83,15 @@ export function readResourceOperation(scope: Scope): Operation {
         maxLength: call.runtime.maxUriLength,
       });
     }
-    const { entry, backend, original } = resolve(scope, call.auth, uri);
+    const caller = callerOf(call);
+    const { entry, backend, original } = resolve(scope, call.auth, uri, caller);
     if (!allowed(policy, 'canRead', call.auth, entry.item, uri)) {
       throw forbidden(`Resource ${uri} is not allowed for this caller`, { uri });
     }
-    let result: Record<string, unknown>;
+    let forwarded: Forwarded;
     try {
-      result = await forward(
-        forwarding(scope, backend, `resource ${JSON.stringify(uri)}`, call),
+      forwarded = await forward(
+        forwarding(scope, backend, `resource ${JSON.stringify(uri)}`, call, caller),
         (client, options) => client.readResource(original, options) as Promise<Record<string, unknown>>,
       );
     } catch (error) {
@@ -82,13 +105,17 @@ export function readResourceOperation(scope: Scope): Operation {
       }
       throw error;
     }
-    const cleaned = clean(result);
+    const cleaned = clean(forwarded.result);
     const ttl = cleaned.ttlMs;
     const hint = {
       ttlMs: typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? Math.floor(ttl) : 0,
       cacheScope: cleaned.cacheScope === 'public' && !privateReads ? 'public' : 'private',
     };
-    return { ...rewriteReadResult(backend.snapshot, cleaned, original, uri), ...hint };
+    const linker = { snapshot: backend.snapshot, route: forwarded.route };
+    const read = rewriteReadResult(linker, cleaned, original, uri);
+    // A UI page keeps its `_meta.ui` (CSP, domain, …) as the backend wrote it, for frontends that declared the extension.
+    const ui = declaresExtension(call.selection.clientCapabilities, UI_EXTENSION);
+    return { ...(ui ? read : withoutUi(read)), ...hint };
   };
 }
 
@@ -141,7 +168,7 @@ export function completeOperation(scope: Scope): Operation {
         ? { arguments: given as Record<string, string> }
         : undefined;
     const value = { name: argument.name, value: argument.value as string };
-    return backend.call(what, async (client) => {
+    return backend.call(what, callerOf(call), async (client) => {
       // A server without completions has none to give: an empty answer, as core gives for a prompt without completers.
       if (client.serverCapabilities.completions === undefined) return { completion: { values: [] } };
       return clean(await client.complete(backendRef, value, context, { signal: call.context.signal }));

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { type Client, type ConnectOptions, connect, type Target } from '@snodo/client';
-import type { Runtime } from '@snodo/core';
+import { type Client, type ConnectOptions, connect, type Subscription, type Target } from '@snodo/client';
+import type { JsonRpcNotification, Runtime } from '@snodo/core';
 import type { BackendStatus, HealthChange, McpProxy } from '../../src/index.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -37,6 +37,17 @@ export function withPidFile(script: string, args: string[], pidFile: string): Ta
       command: process.execPath,
       args: [join(FIXTURES, 'pid-launcher.mjs'), script, ...args],
       env: { PID_FILE: pidFile, PATH: process.env.PATH ?? '' },
+    },
+  };
+}
+
+/** A stdio server started through the pid launcher, which appends its pid to `pidLog` (one line per process). */
+export function withPidLog(script: string, args: string[], pidLog: string): Target {
+  return {
+    stdio: {
+      command: process.execPath,
+      args: [join(FIXTURES, 'pid-launcher.mjs'), script, ...args],
+      env: { PID_LOG: pidLog, PATH: process.env.PATH ?? '' },
     },
   };
 }
@@ -83,4 +94,14 @@ export async function rpcError(
     throw error;
   }
   throw new Error('expected a JSON-RPC error, the call succeeded');
+}
+
+/** Reads a subscription one notification at a time. */
+export function reader(subscription: Subscription) {
+  const iterator = subscription[Symbol.asyncIterator]();
+  return async (): Promise<JsonRpcNotification> => {
+    const item = await iterator.next();
+    if (item.done) throw new Error('the subscription ended');
+    return item.value;
+  };
 }
