@@ -1,5 +1,8 @@
 // Public API of @snodo/core. Sibling packages reach internals through `@snodo/core/internal`.
 
+export { AUTH_REFUSALS, type AuthRefusal, bearerChallenge } from './auth/challenge.js';
+export type { ResourceServerOptions, ResourceServerSettings } from './auth/options.js';
+export { createResourceServer, type ResourceServer, type TokenCheck } from './auth/resource-server.js';
 export type { Dialect, Era, MethodClass, MethodSpec, Shaping } from './dialects/dialect.js';
 export { DIALECTS, dialectFor, isKnownVersion } from './dialects/registry.js';
 export { type BatchAdmit, type BatchOptions, type BatchOutcome, dispatchBatch } from './dispatch/batch.js';

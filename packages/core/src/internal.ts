@@ -1,12 +1,16 @@
 // The seam for sibling @snodo packages (transports, client, proxy). Not a public API: it may change
 // in any release. Keep it small.
+export { authRefusal, hostAuthRefusal } from './auth/challenge.js';
+export { isResourceServer } from './auth/resource-server.js';
 export { oversizedBatchError } from './dispatch/batch.js';
 export type { Operation, OperationCall } from './dispatch/operation.js';
 export { type Selection, selectRevision } from './dispatch/select.js';
 export { createSession, withSession } from './dispatch/session.js';
 export { MessageStream } from './dispatch/stream.js';
 export { executorWireError } from './errors/executor-errors.js';
-export { HTTP_OPTION_NAMES, isHttpUrl } from './http/config.js';
+export { HTTP_OPTION_NAMES, isHttpUrl, withAuth } from './http/config.js';
+export { withCors } from './http/cors.js';
+export { isEdgePath } from './http/edge.js';
 export { classifyMessage } from './jsonrpc/decode.js';
 export { knownOptions, nonNegativeInteger, positiveInteger } from './limits/validate.js';
 export { deriveRuntime, type RuntimeChange } from './router/derive.js';

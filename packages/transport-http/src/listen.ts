@@ -9,6 +9,8 @@ import {
   paramHeadersOf,
   resolveHttpOptions,
 } from '@snodo/core';
+import { hostAuthRefusal, isEdgePath, withAuth, withCors } from '@snodo/core/internal';
+import { startAuth } from './auth.js';
 import { flattenHeaders, readBody, writeResponse } from './exchange.js';
 import { lingeringClose } from './linger.js';
 import { type ListenOptions, type ResolvedListenOptions, splitOptions } from './options.js';
@@ -59,7 +61,9 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   const { runtime, authenticate } = options;
   const shutdown = new AbortController();
   const ownsExecutor = http.executor === undefined;
-  const config = resolveHttpOptions({ ...http, shutdownSignal: shutdown.signal });
+  let config = resolveHttpOptions({ ...http, shutdownSignal: shutdown.signal });
+  // `auth` given as options starts once the URL is known (after binding); until then requests get 503.
+  let starting = options.auth !== undefined && config.auth === undefined;
   paramHeadersOf(runtime); // a broken x-mcp-header annotation fails here, not on the first call
 
   const stats: ListenerStats = { connections: 0, dropped: 0, timedOut: 0, drainCut: 0, requests: 0 };
@@ -188,8 +192,9 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     const path = query < 0 ? target : target.slice(0, query);
     const hasBody =
       req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-    if (path !== listener.path)
+    if (path !== listener.path && !isEdgePath(config, path))
       return refuse(res, 404, ErrorCode.InvalidRequest, `Not found: ${path}`, hasBody);
+    if (starting) return refuse(res, 503, ErrorCode.ServerOverloaded, 'Starting: try again', hasBody);
 
     let body: Uint8Array = EMPTY;
     if (req.method === 'POST') {
@@ -234,7 +239,15 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
       try {
         auth = await authenticate(req);
       } catch {
-        return refuse(res, 401, ErrorCode.InvalidRequest, 'Unauthorized', false);
+        const refusal = hostAuthRefusal(req.headers.authorization);
+        return writeResponse(
+          res,
+          withCors(
+            config.cors,
+            { method: req.method ?? 'GET', headers: flattenHeaders(req.headers) },
+            refusal,
+          ),
+        );
       }
     }
     const response = await handle(
@@ -280,6 +293,20 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
       resolve();
     });
   });
+
+  const authStarting = startAuth(
+    options.auth,
+    listener.publicUrl ?? `http://${hostForUrl()}${listener.path}`,
+  );
+  if (authStarting) {
+    try {
+      config = withAuth(config, await authStarting);
+      starting = false;
+    } catch (error) {
+      await closeServer();
+      throw error;
+    }
+  }
 
   return {
     url: () => `http://${hostForUrl()}${listener.path}`,

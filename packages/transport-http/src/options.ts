@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { type AuthInfo, type HttpOptions, type Runtime, SnodoError } from '@snodo/core';
-import { HTTP_OPTION_NAMES, isHttpUrl, knownOptions } from '@snodo/core/internal';
+import { HTTP_OPTION_NAMES, isHttpUrl, isResourceServer, knownOptions } from '@snodo/core/internal';
+import type { ListenAuth } from './auth.js';
 import {
   DEFAULT_BODY_TIMEOUT,
   DEFAULT_CLOSE_GRACE_PERIOD,
@@ -17,7 +18,7 @@ import {
   DEFAULT_READ_TIMEOUT,
 } from './defaults.js';
 
-export interface ListenOptions extends Omit<HttpOptions, 'path' | 'shutdownSignal'> {
+export interface ListenOptions extends Omit<HttpOptions, 'path' | 'shutdownSignal' | 'auth'> {
   /** The server to serve (`createServer(...)`). */
   runtime: Runtime;
   /** TCP port; 0 picks a free one (read it back with `url()`). */
@@ -55,6 +56,12 @@ export interface ListenOptions extends Omit<HttpOptions, 'path' | 'shutdownSigna
    * Return undefined for anonymous requests; throw to refuse with 401. Never copy unverified headers.
    */
   authenticate?: (request: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /**
+   * OAuth 2.1 resource server (excludes `authenticate`): a `createResourceServer` result, or its
+   * options, whose `resource` defaults to `publicUrl`, else this listener's URL. Every request then
+   * needs a bearer token it verifies; the protected resource metadata is served. See the README.
+   */
+  auth?: ListenAuth;
   /**
    * The endpoint URL clients use when a reverse proxy sits in front (e.g. `https://mcp.example.com/mcp`).
    * Handlers see it as `context.url` (UI resources derive their sandbox domain from it) instead of
@@ -97,6 +104,7 @@ const LISTENER_KEYS = new Set([
   'maxDrainBytes',
   'drainTimeout',
   'authenticate',
+  'auth',
   'publicUrl',
 ]);
 
@@ -124,6 +132,12 @@ export function splitOptions(options: ListenOptions): { listener: ResolvedListen
   if (options.authenticate !== undefined && typeof options.authenticate !== 'function') {
     throw invalid('authenticate must be a function');
   }
+  if (options.authenticate !== undefined && options.auth !== undefined) {
+    throw invalid('authenticate and auth exclude each other: auth verifies bearer tokens itself');
+  }
+  if (options.auth !== undefined && (typeof options.auth !== 'object' || options.auth === null)) {
+    throw invalid('auth must be a resource server or its options');
+  }
   const { publicUrl } = options;
   if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
     throw invalid(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
@@ -131,6 +145,7 @@ export function splitOptions(options: ListenOptions): { listener: ResolvedListen
   const http: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) if (!LISTENER_KEYS.has(key)) http[key] = value;
   http.path = path;
+  if (isResourceServer(options.auth)) http.auth = options.auth;
   return {
     listener: Object.freeze({
       host,

@@ -9,6 +9,13 @@ export interface AuthInfo {
   /** The bearer token or credential, when the application wants handlers to see it. */
   token?: string;
   scopes?: string[];
+  /** The OAuth client the token was issued to (`client_id`, else `azp`), when a token was verified. */
+  clientId?: string;
+  /** The token's issuer and expiry (seconds since the epoch), when a token was verified. */
+  issuer?: string;
+  expiresAt?: number;
+  /** Every verified claim of the token (JWT claims or the introspection response). */
+  claims?: Record<string, unknown>;
   [key: string]: unknown;
 }
 

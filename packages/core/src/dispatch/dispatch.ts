@@ -43,6 +43,11 @@ export interface DispatchContext {
    * never shared with another client. Absent for stateless 2026-07-28 HTTP requests.
    */
   connectionId?: string;
+  /**
+   * The scopes the caller was granted, when the transport checks `requiredScopes` (HTTP): lists
+   * then show only the tools, prompts and resources those scopes allow. Unset: no filtering.
+   */
+  grantedScopes?: ReadonlySet<string>;
   /** The URL the request arrived on (HTTP), as the client used it. */
   url?: string;
   /** Carries server-initiated requests (initialize-based revisions), when the transport can. */
@@ -231,6 +236,7 @@ async function run(
     selection: selected,
     auth: context.auth,
     connectionId: context.connectionId,
+    grantedScopes: context.grantedScopes,
   });
   const response = settle(runtime, id, method, dialect, () =>
     mayAskInput
@@ -284,6 +290,7 @@ function initialize(
     selection: selected,
     auth: context.auth,
     connectionId: context.connectionId,
+    grantedScopes: context.grantedScopes,
   };
   const result = dialect.shapeResult('initialize', initializeResult(call, runtime), runtime.shaping);
   return { type: 'response', message: resultResponse(id, result), session };

@@ -12,6 +12,8 @@ export interface OperationCall {
   readonly auth: AuthInfo | undefined;
   /** `DispatchContext.connectionId`: the connection or session the request came on, if any. */
   readonly connectionId: string | undefined;
+  /** The scopes list results are filtered by (`DispatchContext.grantedScopes`); undefined: no filtering. */
+  readonly grantedScopes: ReadonlySet<string> | undefined;
 }
 
 /** A core operation returns a protocol-neutral result; the selected dialect shapes it for the wire. */

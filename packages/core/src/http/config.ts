@@ -1,14 +1,17 @@
+import type { ResourceServer } from '../auth/resource-server.js';
 import { optionError } from '../errors/snodo-error.js';
 import { Executor } from '../executor/executor.js';
 import type { DecodeLimits } from '../jsonrpc/decode.js';
 import { DEFAULT_MAX_BATCH_ITEMS } from '../limits/defaults.js';
 import { knownOptions, positiveInteger } from '../limits/validate.js';
 import type { Runtime } from '../router/runtime.js';
+import { type CorsOptions, type CorsRules, parseCors } from './cors.js';
 import {
   DEFAULT_ALLOWED_ORIGIN_HOSTS,
   DEFAULT_KEEP_ALIVE_INTERVAL,
   DEFAULT_MAX_BODY_BYTES,
 } from './defaults.js';
+import { type HealthConfig, type HealthOptions, parseAuth, parseHealth } from './edge.js';
 import { type HostRule, type OriginPredicate, parseAllowedOrigins, parseHostRules } from './origin.js';
 import { CancellationScopes } from './scopes.js';
 import { LocalSessions, MemorySessionStore, type SessionStore } from './sessions.js';
@@ -66,9 +69,20 @@ export interface HttpOptions {
   decodeLimits?: DecodeLimits;
   /**
    * Aborted when the host shuts down: open subscription streams then end gracefully with their
-   * final response. Running requests are left to finish (the host decides how long).
+   * final response. Running requests are left to finish (the host decides how long). The health
+   * route answers 503 once it is aborted.
    */
   shutdownSignal?: AbortSignal;
+  /**
+   * OAuth 2.1 resource server: every request needs a bearer token this verifies (401/403 with
+   * `WWW-Authenticate` otherwise), and the protected resource metadata is served. Build it with
+   * `await createResourceServer({ resource, authorizationServers })`. Default: off.
+   */
+  auth?: ResourceServer;
+  /** Cross-origin access for browser clients (preflight answered, headers exposed). Default: off. */
+  cors?: CorsOptions;
+  /** `GET /healthz` (or `health.path`): 200 with the executor's stats, 503 while closing. Default: off. */
+  health?: boolean | HealthOptions;
 }
 
 /** Options validated once, with the state they imply (executor, session store, running requests). */
@@ -90,6 +104,9 @@ export interface HttpConfig {
   readonly maxBatchItems: number;
   readonly decodeLimits: DecodeLimits | undefined;
   readonly shutdownSignal: AbortSignal | undefined;
+  readonly auth: ResourceServer | undefined;
+  readonly cors: CorsRules | undefined;
+  readonly health: HealthConfig | undefined;
 }
 
 const kConfig = Symbol.for('snodo.HttpConfig');
@@ -188,6 +205,9 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
     maxBatchItems: positiveInteger('maxBatchItems', options.maxBatchItems, DEFAULT_MAX_BATCH_ITEMS),
     decodeLimits: options.decodeLimits,
     shutdownSignal: options.shutdownSignal,
+    auth: parseAuth(options.auth),
+    cors: parseCors(options.cors),
+    health: parseHealth(options.health),
   };
   Object.defineProperty(config, kConfig, { value: true });
   return Object.freeze(config);
@@ -213,10 +233,23 @@ export const HTTP_OPTION_NAMES: readonly (keyof HttpOptions)[] = [
   'maxBatchItems',
   'decodeLimits',
   'shutdownSignal',
+  'auth',
+  'cors',
+  'health',
 ];
 
 export function isConfig(value: unknown): value is HttpConfig {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[kConfig] === true;
+}
+
+/**
+ * The same configuration (executor, session store, running requests) with `auth` set, for a host
+ * that can build its resource server only once bound (its URL is the default `resource`).
+ */
+export function withAuth(config: HttpConfig, auth: ResourceServer): HttpConfig {
+  const next: HttpConfig = { ...config, auth: parseAuth(auth) };
+  Object.defineProperty(next, kConfig, { value: true });
+  return Object.freeze(next);
 }
 
 /** The configuration `prepare` uses: resolved once per options object, or once per runtime without options. */

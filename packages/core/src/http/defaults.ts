@@ -26,3 +26,23 @@ export const DEFAULT_ALLOWED_ORIGIN_HOSTS: readonly string[] = Object.freeze([
 export const MAX_SESSION_ID_LENGTH = 128;
 /** Random bytes of a minted session id (160 bits, written as 27 base64url characters). */
 export const SESSION_ID_BYTES = 20;
+
+// ---- authorization (bearer tokens, `auth`) ----
+
+/** Clock difference tolerated when checking a token's `exp`, `nbf` and `iat`, in ms. */
+export const DEFAULT_CLOCK_SKEW = 30_000;
+/** The largest `clockSkew` accepted: a token expired longer ago than this is never taken. */
+export const MAX_CLOCK_SKEW = 300_000;
+/** Least time between two JWKS fetches caused by an unknown `kid`, in ms. */
+export const DEFAULT_JWKS_COOLDOWN = 30_000;
+/** Deadline of one request to an authorization server (metadata, JWKS, introspection), in ms. */
+export const DEFAULT_AUTH_FETCH_TIMEOUT = 5_000;
+/** Longest bearer token read from `Authorization`, in characters (401 `invalid_token` above). */
+export const DEFAULT_MAX_TOKEN_LENGTH = 8_192;
+
+// ---- CORS (`cors`) and health (`health`) ----
+
+/** `Access-Control-Max-Age` of a preflight answer, in seconds. */
+export const DEFAULT_CORS_MAX_AGE = 600;
+/** The health route when `health: true`. */
+export const DEFAULT_HEALTH_PATH = '/healthz';

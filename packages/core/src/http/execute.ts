@@ -66,6 +66,8 @@ function baseContext(
   }
   if (work.headerVersion !== undefined) context.headerVersion = work.headerVersion;
   if (request.auth !== undefined) context.auth = request.auth;
+  // HTTP checks requiredScopes: an anonymous caller has none.
+  context.grantedScopes = new Set(request.auth?.scopes ?? []);
   if (request.url !== undefined) context.url = request.url;
   return context;
 }

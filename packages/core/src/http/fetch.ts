@@ -1,8 +1,10 @@
+import { hostAuthRefusal } from '../auth/challenge.js';
 import type { AuthInfo } from '../dispatch/context.js';
 import { ErrorCode } from '../errors/codes.js';
 import { optionError } from '../errors/snodo-error.js';
 import type { Runtime } from '../router/runtime.js';
 import { type HttpOptions, isHttpUrl, resolveHttpOptions } from './config.js';
+import { withCors } from './cors.js';
 import { handle } from './handle.js';
 import { paramHeadersOf } from './param-headers.js';
 import { errorHttpResponse } from './responses.js';
@@ -39,6 +41,9 @@ export function createFetchHandler(
   if (authenticate !== undefined && typeof authenticate !== 'function') {
     throw optionError('authenticate must be a function');
   }
+  if (authenticate !== undefined && config.auth !== undefined) {
+    throw optionError('authenticate and auth exclude each other: auth verifies bearer tokens itself');
+  }
   if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
     throw optionError(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
   }
@@ -60,7 +65,8 @@ export function createFetchHandler(
       try {
         auth = await authenticate(request);
       } catch {
-        return toResponse(errorHttpResponse(401, null, ErrorCode.InvalidRequest, 'Unauthorized'));
+        const refusal = hostAuthRefusal(headers.authorization);
+        return toResponse(withCors(config.cors, { method: request.method, headers }, refusal));
       }
     }
     // A stream the client cancels must stop the request as a disconnect would.

@@ -1,13 +1,22 @@
 export { configFor, type HttpConfig, type HttpOptions, resolveHttpOptions } from './config.js';
+export type { CorsOptions } from './cors.js';
 export {
   DEFAULT_ALLOWED_ORIGIN_HOSTS,
+  DEFAULT_AUTH_FETCH_TIMEOUT,
+  DEFAULT_CLOCK_SKEW,
+  DEFAULT_CORS_MAX_AGE,
   DEFAULT_DRAIN_TIMEOUT,
+  DEFAULT_HEALTH_PATH,
+  DEFAULT_JWKS_COOLDOWN,
   DEFAULT_KEEP_ALIVE_INTERVAL,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_DRAIN_BYTES,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_TOKEN_LENGTH,
   DEFAULT_SESSION_IDLE_TIMEOUT,
+  MAX_CLOCK_SKEW,
 } from './defaults.js';
+export { type HealthOptions, resourceMetadata } from './edge.js';
 export { execute } from './execute.js';
 export { createFetchHandler, type FetchHandlerOptions } from './fetch.js';
 export { handle } from './handle.js';

@@ -8,7 +8,9 @@ import type { RequestId } from '../json/int.js';
 import { type DecodedSingle, decodeMessage } from '../jsonrpc/decode.js';
 import { META, type ProtocolVersion } from '../protocol/types.js';
 import type { Runtime } from '../router/runtime.js';
+import { authenticateBearer, scopeRefusal } from './bearer.js';
 import { configFor, type HttpConfig, type HttpOptions } from './config.js';
+import { edgeResponse } from './edge.js';
 import {
   acceptsEventStream,
   acceptsJsonAndEventStream,
@@ -90,9 +92,20 @@ export async function prepare(
   options?: HttpOptions | HttpConfig,
 ): Promise<PrepareResult> {
   const config = configFor(runtime, options);
+  const edge = await edgeResponse(runtime, config, request);
+  if (edge) return { response: edge };
   const refused = admit(config, request);
   if (refused) return { response: refused };
-  const done = (work: Work): PrepareResult => ({ prepared: { runtime, config, request, work } });
+  if (config.auth) {
+    const authorized = await authenticateBearer(config.auth, request);
+    if ('response' in authorized) return authorized;
+    request = authorized.request;
+  }
+  const done = (work: Work): PrepareResult => {
+    const messages = work.kind === 'batch' ? work.items : 'message' in work ? [work.message] : [];
+    const forbidden = scopeRefusal(runtime, config.auth, request.auth, messages);
+    return forbidden ? { response: forbidden } : { prepared: { runtime, config, request, work } };
+  };
   const rawHeaderVersion = request.headers['mcp-protocol-version'];
   const headerVersion = rawHeaderVersion === undefined ? undefined : trimOws(rawHeaderVersion);
 

@@ -1,10 +1,15 @@
+import { visible } from '../auth/scopes.js';
 import type { OperationCall } from '../dispatch/operation.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { paginate } from '../router/pagination.js';
 import { toPromptResult } from '../router/prompt.js';
 
 export function listPrompts(call: OperationCall): Record<string, unknown> {
-  const page = paginate(call.runtime.promptList, call.params.cursor, call.runtime.pageSize);
+  const page = paginate(
+    visible(call.runtime.promptList, call.grantedScopes),
+    call.params.cursor,
+    call.runtime.pageSize,
+  );
   const result: Record<string, unknown> = { prompts: page.items.map((item) => item.listing) };
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
   return result;

@@ -1,3 +1,4 @@
+import { visible } from '../auth/scopes.js';
 import type { OperationCall } from '../dispatch/operation.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { CacheHint, CacheScope } from '../protocol/types.js';
@@ -9,7 +10,11 @@ import { UI_EXTENSION, UI_MIME_TYPE } from '../router/ui.js';
 import { compareTemplatePrecedence } from '../router/uri-template.js';
 
 export function listResources(call: OperationCall): Record<string, unknown> {
-  const page = paginate(call.runtime.resourceList, call.params.cursor, call.runtime.pageSize);
+  const page = paginate(
+    visible(call.runtime.resourceList, call.grantedScopes),
+    call.params.cursor,
+    call.runtime.pageSize,
+  );
   const result: Record<string, unknown> = {
     resources: page.items.map((item) =>
       item.listing.mimeType === UI_MIME_TYPE &&
@@ -24,7 +29,11 @@ export function listResources(call: OperationCall): Record<string, unknown> {
 }
 
 export function listResourceTemplates(call: OperationCall): Record<string, unknown> {
-  const page = paginate(call.runtime.templateList, call.params.cursor, call.runtime.pageSize);
+  const page = paginate(
+    visible(call.runtime.templateList, call.grantedScopes),
+    call.params.cursor,
+    call.runtime.pageSize,
+  );
   const result: Record<string, unknown> = {
     resourceTemplates: page.items.map((item) => item.listing),
     ...listHint(page.items.map((item) => item.definition.cache)),

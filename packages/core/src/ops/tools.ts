@@ -1,3 +1,4 @@
+import { visible } from '../auth/scopes.js';
 import { InputRequiredSignal } from '../dispatch/input.js';
 import type { OperationCall } from '../dispatch/operation.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -9,7 +10,11 @@ import { errorToolResult, normalizeToolResult } from '../router/tool.js';
 import { UI_EXTENSION } from '../router/ui.js';
 
 export function listTools(call: OperationCall): Record<string, unknown> {
-  const page = paginate(call.runtime.toolList, call.params.cursor, call.runtime.pageSize);
+  const page = paginate(
+    visible(call.runtime.toolList, call.grantedScopes),
+    call.params.cursor,
+    call.runtime.pageSize,
+  );
   const ui = declaresExtension(call.selection.clientCapabilities, UI_EXTENSION);
   const result: Record<string, unknown> = {
     tools: page.items.map((tool) => (ui ? tool.uiListing : tool.listing)),

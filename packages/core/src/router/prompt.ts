@@ -1,3 +1,4 @@
+import { checkRequiredScopes } from '../auth/scopes.js';
 import type { HandlerContext } from '../dispatch/context.js';
 import { definitionError } from '../errors/snodo-error.js';
 import type { ContentBlock } from '../protocol/types.js';
@@ -31,6 +32,8 @@ export interface PromptDefinition {
   get: (args: Record<string, string>, context: HandlerContext) => PromptReturn | Promise<PromptReturn>;
   /** Completers for arguments (`completion/complete` with `ref/prompt`). */
   complete?: Record<string, Completer>;
+  /** OAuth scopes a caller needs (HTTP): hidden from `prompts/list` without them, 403 on `prompts/get`. */
+  requiredScopes?: readonly string[];
 }
 
 export interface Prompt {
@@ -51,6 +54,7 @@ export function compilePrompt(definition: PromptDefinition): Prompt {
     );
   }
   if (typeof definition.get !== 'function') throw definitionError(`prompt "${name}": get must be a function`);
+  checkRequiredScopes(definition.requiredScopes, `prompt "${name}"`);
   const args = definition.arguments ?? [];
   const seen = new Set<string>();
   for (const argument of args) {

@@ -1,3 +1,4 @@
+import { checkRequiredScopes } from '../auth/scopes.js';
 import type { HandlerContext } from '../dispatch/context.js';
 import { definitionError } from '../errors/snodo-error.js';
 import { DEFAULT_MAX_RESERVED_EXPRESSIONS } from '../limits/defaults.js';
@@ -21,6 +22,8 @@ interface Describable {
   _meta?: Record<string, unknown>;
   /** Cache hint of reads (and lists that include this item) on 2026-07-28; overrides the server's. */
   cache?: CacheHint;
+  /** OAuth scopes a caller needs (HTTP): hidden from lists without them, 403 on reads and subscriptions. */
+  requiredScopes?: readonly string[];
 }
 
 export interface ResourceDefinition extends Describable {
@@ -63,6 +66,7 @@ export const resourceTemplate = (definition: ResourceTemplateDefinition): Resour
 function describe(definition: Describable, what: string): Record<string, unknown> {
   if (typeof definition.name !== 'string' || definition.name === '')
     throw definitionError(`${what}: name is required`);
+  checkRequiredScopes(definition.requiredScopes, what);
   const listing: Record<string, unknown> = { name: definition.name };
   for (const key of ['title', 'description', 'mimeType', 'annotations', 'icons', '_meta'] as const) {
     if (definition[key] !== undefined) listing[key] = definition[key];

@@ -1,3 +1,4 @@
+import { checkRequiredScopes } from '../auth/scopes.js';
 import type { HandlerContext } from '../dispatch/context.js';
 import { definitionError } from '../errors/snodo-error.js';
 import type { CallToolResult, ContentBlock, ToolAnnotations } from '../protocol/types.js';
@@ -23,6 +24,11 @@ export interface ToolDefinition<Args = any> {
    * client that did not declare them gets -32021 with `data.requiredCapabilities`, before the handler runs.
    */
   requiredClientCapabilities?: Record<string, unknown>;
+  /**
+   * OAuth scopes a caller needs (HTTP): callers without them do not see the tool in `tools/list`,
+   * and a call gets 403 `insufficient_scope` naming them (401 when anonymous).
+   */
+  requiredScopes?: readonly string[];
   /**
    * Links the tool to an MCP Apps UI resource (`ui://…`). The link is listed only to clients that
    * declare the `io.modelcontextprotocol/ui` extension.
@@ -75,6 +81,7 @@ export function compileTool(definition: ToolDefinition): Tool {
   }
   if (typeof definition.handler !== 'function')
     throw definitionError(`tool "${name}": handler must be a function`);
+  checkRequiredScopes(definition.requiredScopes, `tool "${name}"`);
   const input = compileSchema(definition.inputSchema ?? EMPTY_OBJECT_SCHEMA, `tool "${name}" inputSchema`);
   if (input.json.type !== 'object') {
     throw definitionError(`tool "${name}": inputSchema must have type "object" at its root`);
