@@ -16,7 +16,7 @@ import type { DrainBounds } from './drain.js';
  * Options of `app.register(snodo, options)`. Besides the three below, every option of core's HTTP
  * handling (`HttpOptions`) except `path` (Fastify routes here) applies as documented there.
  */
-export interface SnodoFastifyOptions extends Omit<HttpOptions, 'path'> {
+export interface SnodoFastifyOptions extends Omit<HttpOptions, 'path' | 'cors' | 'health'> {
   /** The server to serve (`createServer(...)`). */
   runtime: Runtime;
   /** The route's path inside the scope the plugin is registered in (its prefix is added). Default `/mcp`. */
@@ -59,6 +59,12 @@ export interface PluginConfig {
 // Timers above 2^31-1 ms fire at once.
 const MAX_MS = 2_147_483_647;
 
+/** Core options a Fastify application has its own way for. */
+const APP_CONCERNS: Readonly<Record<string, string>> = {
+  cors: 'register @fastify/cors',
+  health: 'add a health route to the application',
+};
+
 /** Options Fastify's `register` takes for itself; they reach the plugin function too. */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
 
@@ -99,6 +105,10 @@ export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: Abo
   }
   const httpOptions: Record<string, unknown> = { ...rest };
   for (const name of REGISTER_OPTIONS) delete httpOptions[name];
+  for (const [name, instead] of Object.entries(APP_CONCERNS)) {
+    if (httpOptions[name] !== undefined)
+      throw optionError(`${name} is the application's in Fastify: ${instead}`);
+  }
   if (path === '' || typeof path !== 'string' || !path.startsWith('/')) {
     throw optionError(`path must be a string starting with "/", got ${JSON.stringify(path)}`);
   }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { fastifySSE } from '@fastify/sse';
 import { handle, paramHeadersOf } from '@snodo/core';
+import { metadataPaths } from '@snodo/core/internal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import { readBody } from './body.js';
@@ -50,6 +51,11 @@ async function snodo(instance: FastifyInstance, options: SnodoFastifyOptions): P
 
   if (!instance.hasPlugin('@fastify/sse')) {
     await instance.register(fastifySSE, { heartbeatInterval: config.http.keepAliveInterval });
+  }
+
+  // The protected resource metadata (core answers it) at its well-known paths, under this scope's prefix.
+  for (const url of config.http.auth === undefined ? [] : metadataPaths(config.http.auth)) {
+    instance.get(url, (request, reply) => serve(config, request, reply, undefined));
   }
 
   instance.route({

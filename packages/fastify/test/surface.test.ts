@@ -9,6 +9,7 @@ describe('public surface', () => {
       'ERRORS',
       'PLUGIN_NAME',
       'default',
+      'mcpBearerAuth',
       'snodo',
       'snodoFastify',
     ]);

@@ -10,7 +10,7 @@ import type { HttpJsonResponse, HttpRequest } from './types.js';
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * Checks the request's bearer token with `auth` before any MCP work: 401 without one (a challenge
+ * Checks a request's bearer token with `auth` before any MCP work: 401 without one (a challenge
  * naming the metadata), 400 for a malformed `Authorization: Bearer`, 401 `invalid_token` for one
  * that fails, 403 `insufficient_scope` when it lacks the scopes every request needs. On success the
  * verified claims become the request's `auth`.
@@ -19,9 +19,17 @@ export async function authenticateBearer(
   auth: ResourceServer,
   request: HttpRequest,
 ): Promise<{ readonly request: HttpRequest } | { readonly response: HttpJsonResponse }> {
+  const checked = await checkBearer(auth, request.headers.authorization);
+  return 'response' in checked ? checked : { request: { ...request, auth: checked.auth } };
+}
+
+/** `authenticateBearer` on the `Authorization` header alone, for hosts with their own request type. */
+export async function checkBearer(
+  auth: ResourceServer,
+  header: string | undefined,
+): Promise<{ readonly auth: AuthInfo } | { readonly response: HttpJsonResponse }> {
   const { metadataUrl, settings } = auth;
   const required = settings.requiredScopes;
-  const header = request.headers.authorization;
   if (header === undefined || !/^bearer(\s|$)/i.test(header.trimStart())) {
     return { response: authRefusal('missing_token', { metadataUrl, scopes: required }) };
   }
@@ -44,10 +52,9 @@ export async function authenticateBearer(
       }),
     };
   }
-  const granted = new Set(checked.auth.scopes ?? []);
-  const missing = missingScopes(required, granted);
+  const missing = missingScopes(required, new Set(checked.auth.scopes ?? []));
   if (missing.length > 0) return { response: insufficientScope(auth, checked.auth, missing) };
-  return { request: { ...request, auth: checked.auth } };
+  return { auth: checked.auth };
 }
 
 /**

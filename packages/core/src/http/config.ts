@@ -76,7 +76,8 @@ export interface HttpOptions {
   /**
    * OAuth 2.1 resource server: every request needs a bearer token this verifies (401/403 with
    * `WWW-Authenticate` otherwise), and the protected resource metadata is served. Build it with
-   * `await createResourceServer({ resource, authorizationServers })`. Default: off.
+   * `await createResourceServer({ resource, authorizationServers })`. A request whose host already
+   * set `auth` (its own authentication) is not checked again. Default: off.
    */
   auth?: ResourceServer;
   /** Cross-origin access for browser clients (preflight answered, headers exposed). Default: off. */

@@ -96,7 +96,8 @@ export async function prepare(
   if (edge) return { response: edge };
   const refused = admit(config, request);
   if (refused) return { response: refused };
-  if (config.auth) {
+  // A request its host already authenticated (its own auth comes first) is not checked again.
+  if (config.auth && request.auth === undefined) {
     const authorized = await authenticateBearer(config.auth, request);
     if ('response' in authorized) return authorized;
     request = authorized.request;
