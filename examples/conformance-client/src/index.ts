@@ -3,7 +3,7 @@
 // examples/conformance-client/dist/index.js"`): the suite appends the mock server's URL as the last
 // argument and names the scenario in MCP_CONFORMANCE_SCENARIO, the revision in
 // MCP_CONFORMANCE_PROTOCOL_VERSION and extra input in MCP_CONFORMANCE_CONTEXT (JSON).
-// Everything goes through @snodo/client; an unknown scenario exits 0 (auth/* scenarios: no OAuth).
+// Everything goes through @snodo/client; an unknown scenario exits 0.
 import { type Client, type ConnectOptions, connect, type Tool } from '@snodo/client';
 import { isKnownVersion, type ProtocolVersion } from '@snodo/core';
 
@@ -14,6 +14,8 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
   toolCalls?: { name: string; arguments?: Record<string, unknown> }[];
   client_id?: string;
   client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
 };
 const log = (...parts: unknown[]) => console.error('[conformance-client]', ...parts);
 
@@ -54,6 +56,26 @@ function argumentsFor(tool: Tool): Record<string, unknown> {
 
 let onElicitHook: (() => Promise<void>) | undefined;
 
+/** The client-credentials scenarios' client: its secret, or its private key (PKCS#8 PEM, ES256) for private_key_jwt. */
+async function clientCredentials(): Promise<
+  { clientId: string; clientSecret: string } | { clientId: string; privateKey: CryptoKey }
+> {
+  const clientId = context.client_id ?? '';
+  if (context.private_key_pem === undefined) return { clientId, clientSecret: context.client_secret ?? '' };
+  if (context.signing_algorithm !== undefined && context.signing_algorithm !== 'ES256') {
+    throw new Error(`unsupported signing algorithm ${context.signing_algorithm}`);
+  }
+  const der = Buffer.from(context.private_key_pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
+  const privateKey = await crypto.subtle.importKey(
+    'pkcs8',
+    der,
+    { name: 'ECDSA', namedCurve: 'P-256' },
+    false,
+    ['sign'],
+  );
+  return { clientId, privateKey };
+}
+
 const options: ConnectOptions = {
   clientInfo: { name: 'snodo-conformance-client', version: '0.0.0' },
   protocolVersions: [isKnownVersion(requested) ? requested : ('2025-11-25' as ProtocolVersion)],
@@ -72,22 +94,26 @@ const options: ConnectOptions = {
   // The suite kills a client after its own timeout (the test gives it 60 s); under a parallel run an OAuth
   // flow alone can take many seconds, and a call's timeout covers its authorization.
   timeout: 55_000,
-  // OAuth for the auth/* scenarios: the mock authorization server redirects at once, so the
-  // "user agent" step is one GET whose Location is the redirect back.
-  oauth: {
-    redirectUrl: 'http://localhost:3000/callback',
-    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
-    clientMetadata: { client_name: 'snodo-conformance-client' },
-    ...(context.client_id === undefined ? {} : { clientId: context.client_id }),
-    ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }),
-    authorize: async (url) => {
-      const response = await fetch(url, { redirect: 'manual' });
-      await response.arrayBuffer();
-      const location = response.headers.get('location');
-      if (location === null) throw new Error(`the authorization endpoint answered ${response.status}`);
-      return new URL(location, url);
-    },
-  },
+  // OAuth for the auth/* scenarios: the client-credentials ones (the oauth-client-credentials
+  // extension) with the context's secret or private key; the others with the authorization code
+  // flow, where the mock authorization server redirects at once, so the "user agent" step is one
+  // GET whose Location is the redirect back.
+  oauth: scenario.startsWith('auth/client-credentials-')
+    ? { clientCredentials: await clientCredentials() }
+    : {
+        redirectUrl: 'http://localhost:3000/callback',
+        clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+        clientMetadata: { client_name: 'snodo-conformance-client' },
+        ...(context.client_id === undefined ? {} : { clientId: context.client_id }),
+        ...(context.client_secret === undefined ? {} : { clientSecret: context.client_secret }),
+        authorize: async (url) => {
+          const response = await fetch(url, { redirect: 'manual' });
+          await response.arrayBuffer();
+          const location = response.headers.get('location');
+          if (location === null) throw new Error(`the authorization endpoint answered ${response.status}`);
+          return new URL(location, url);
+        },
+      },
 };
 
 /** The auth/* scenarios: authorize, then use the server (list its tools and call each). */

@@ -152,3 +152,33 @@ export async function startAuthorizationServer(
       }),
   };
 }
+
+/**
+ * The user-agent step of the authorization code flow without a browser: follows the authorization
+ * server's redirects (keeping its cookies) through the approved interactions, and resolves with
+ * the URL it redirects to under `redirectUrl` (carrying `code`, `state` and `iss`).
+ */
+export async function followAuthorization(
+  url: string | URL,
+  redirectUrl: string,
+  maxRedirects = 10,
+): Promise<URL> {
+  const cookies = new Map<string, string>();
+  let next = new URL(url);
+  for (let hop = 0; hop < maxRedirects; hop++) {
+    if (next.href.startsWith(redirectUrl)) return next;
+    const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const response = await fetch(next, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+    await response.arrayBuffer();
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      if (eq > 0) cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    }
+    const location = response.headers.get('location');
+    if (location === null)
+      throw new Error(`the authorization server answered ${response.status} at ${next.href}`);
+    next = new URL(location, next);
+  }
+  throw new Error(`more than ${maxRedirects} redirects`);
+}

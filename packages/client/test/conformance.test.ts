@@ -25,6 +25,9 @@ const AUTH_BOTH = [
   'auth/token-endpoint-auth-post',
   'auth/token-endpoint-auth-none',
   'auth/pre-registration',
+  // The io.modelcontextprotocol/oauth-client-credentials extension (run, not scored).
+  'auth/client-credentials-basic',
+  'auth/client-credentials-jwt',
 ];
 
 /** Every scored scenario of each set, plus json-schema-2020-12-preservation (not scored, passes too). */
