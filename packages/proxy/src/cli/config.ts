@@ -89,9 +89,36 @@ export const CONFIG_SCHEMA = z
       .optional(),
     /** Bearer tokens frontends must send over HTTP (`Authorization: Bearer <token>`); none: no check. */
     frontendTokens: z.array(z.string().min(16, 'must be at least 16 characters')).min(1).optional(),
+    /** OAuth 2.1 resource server for the HTTP frontend (core's `createResourceServer` options). */
+    auth: z
+      .object({
+        authorizationServers: z.array(z.string().refine(isHttpUrl, 'must be an http: or https: URL')).min(1),
+        resource: z.string().refine(isHttpUrl, 'must be an http: or https: URL').optional(),
+        requiredScopes: z.array(z.string().min(1)).optional(),
+        scopesSupported: z.array(z.string().min(1)).optional(),
+        resourceName: z.string().optional(),
+        clockSkew: z.number().int().min(0).optional(),
+        introspection: z
+          .object({ clientId: z.string().min(1), clientSecret: z.string() })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    /** Browser origins allowed to call the HTTP frontend (CORS); `["*"]` for any. */
+    corsOrigins: z.array(z.string().min(1)).min(1).optional(),
+    /** `GET /healthz` on the HTTP frontend: the executor's stats and every backend's health. */
+    health: z.boolean().default(false),
   })
   .strict()
   .superRefine((config, context) => {
+    if (config.auth && config.frontendTokens) {
+      context.addIssue({
+        code: 'custom',
+        path: ['auth'],
+        message: 'auth and frontendTokens exclude each other',
+      });
+    }
     const seen = new Set<string>();
     config.backends.forEach((item, index) => {
       if (seen.has(item.id))

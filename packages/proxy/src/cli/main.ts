@@ -86,7 +86,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
 
   if (values.stdio) {
-    if (config.frontendTokens) log('frontendTokens apply to HTTP only; stdio serves its one client');
+    if (config.frontendTokens || config.auth)
+      log('frontendTokens and auth apply to HTTP only; stdio serves its one client');
     await serve(runtime).then(
       () => stop('end of input'),
       (error: unknown) => {
@@ -103,11 +104,14 @@ async function main(): Promise<void> {
       port: config.listen.port,
       path: config.listen.path,
       ...(config.frontendTokens ? { authenticate: bearerAuthenticator(config.frontendTokens) } : {}),
+      ...(config.auth ? { auth: config.auth } : {}),
+      ...(config.corsOrigins ? { cors: { origins: config.corsOrigins } } : {}),
+      ...(config.health ? { health: { details: () => ({ proxy: proxy.health() }) } } : {}),
     });
   } catch (error) {
     await proxy.close();
     fail(
-      `cannot listen on ${config.listen.host}:${config.listen.port}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot serve HTTP on ${config.listen.host}:${config.listen.port}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
   log(`listening on ${server.url()}`);
