@@ -182,3 +182,39 @@ export async function followAuthorization(
   }
   throw new Error(`more than ${maxRedirects} redirects`);
 }
+
+/** A client registered for the client-credentials grant only, allowed `scope`. */
+export function clientCredentialsClient(
+  clientId: string,
+  clientSecret: string,
+  scope = 'mcp:tools',
+): ClientMetadata {
+  return {
+    client_id: clientId,
+    client_secret: clientSecret,
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    scope,
+  };
+}
+
+/** A client-credentials access token from `issuer` for `resource` (RFC 8707), by hand (tests, curl-like use). */
+export async function clientCredentialsToken(
+  issuer: string,
+  client: { client_id: string; client_secret: string },
+  resource: string,
+  scope = 'mcp:tools',
+): Promise<string> {
+  const response = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (typeof body.access_token !== 'string') throw new Error(`no token: ${JSON.stringify(body)}`);
+  return body.access_token;
+}

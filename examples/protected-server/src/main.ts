@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { listen } from '@snodo/transport-http';
 import { serve } from '@snodo/transport-stdio';
-import { startAuthorizationServer } from './authorization-server.js';
+import { clientCredentialsClient, startAuthorizationServer } from './authorization-server.js';
 import { createProtectedServer, DEMO_SCOPES } from './server.js';
 
 const USAGE = 'usage: main.js --port N | --stdio';
@@ -40,15 +40,7 @@ async function main(): Promise<void> {
   const authorizationServer = await startAuthorizationServer({
     port: port + 1,
     scopes: DEMO_SCOPES,
-    clients: [
-      {
-        ...client,
-        grant_types: ['client_credentials'],
-        response_types: [],
-        redirect_uris: [],
-        scope: DEMO_SCOPES.join(' '),
-      },
-    ],
+    clients: [clientCredentialsClient(client.client_id, client.client_secret, DEMO_SCOPES.join(' '))],
   });
   const server = await listen({
     runtime,

@@ -14,6 +14,7 @@ import { listen, type McpHttpServer } from '@snodo/transport-http';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type AuthorizationServer,
+  clientCredentialsClient,
   followAuthorization,
   startAuthorizationServer,
 } from '../../../examples/protected-server/src/authorization-server.js';
@@ -32,15 +33,7 @@ beforeAll(async () => {
     port: 0,
     scopes: DEMO_SCOPES,
     accessTokenTtl: 300,
-    clients: [
-      {
-        ...SERVICE,
-        grant_types: ['client_credentials'],
-        response_types: [],
-        redirect_uris: [],
-        scope: 'mcp:tools',
-      },
-    ],
+    clients: [clientCredentialsClient(SERVICE.client_id, SERVICE.client_secret, 'mcp:tools')],
   });
   server = await listen({
     runtime: createProtectedServer(),

@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AuthorizationServer,
+  clientCredentialsClient,
+  clientCredentialsToken,
   startAuthorizationServer,
 } from '../../../examples/protected-server/src/authorization-server.js';
 import { createFetchHandler, createResourceServer, createServer, tool } from '../src/index.js';
@@ -20,15 +22,7 @@ beforeAll(async () => {
   as = await startAuthorizationServer({
     port: 0,
     acceptsResource: (resource) => resource === RESOURCE,
-    clients: [
-      {
-        ...CLIENT,
-        grant_types: ['client_credentials'],
-        response_types: [],
-        redirect_uris: [],
-        scope: 'mcp:tools',
-      },
-    ],
+    clients: [clientCredentialsClient(CLIENT.client_id, CLIENT.client_secret, 'mcp:tools')],
   });
 });
 afterAll(() => as?.close());
@@ -72,11 +66,7 @@ describe('createFetchHandler with auth, cors and health', () => {
     expect(refused.headers.get('www-authenticate')).toBe(
       'Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp"',
     );
-    const token = await fetch(`${as.issuer}/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${btoa(`${CLIENT.client_id}:${CLIENT.client_secret}`)}` },
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:tools', resource: RESOURCE }),
-    }).then(async (response) => ((await response.json()) as { access_token: string }).access_token);
+    const token = await clientCredentialsToken(as.issuer, CLIENT, RESOURCE);
     const served = await handler(call({ authorization: `Bearer ${token}` }));
     expect((await served.json()).result.content[0].text).toBe('service');
   });

@@ -6,6 +6,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AuthorizationServer,
+  clientCredentialsClient,
+  clientCredentialsToken,
   startAuthorizationServer,
 } from '../../../examples/protected-server/src/authorization-server.js';
 import { mcpBearerAuth, snodo } from '../src/index.js';
@@ -23,15 +25,7 @@ let app: FastifyInstance | undefined;
 beforeAll(async () => {
   as = await startAuthorizationServer({
     port: 0,
-    clients: [
-      {
-        ...CLIENT,
-        grant_types: ['client_credentials'],
-        response_types: [],
-        redirect_uris: [],
-        scope: 'mcp:tools',
-      },
-    ],
+    clients: [clientCredentialsClient(CLIENT.client_id, CLIENT.client_secret, 'mcp:tools')],
   });
 });
 afterAll(() => as?.close());
@@ -52,17 +46,7 @@ async function start(prepare: (app: FastifyInstance) => Promise<void>): Promise<
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}/mcp`;
 }
 
-async function token(resource: string): Promise<string> {
-  const response = await fetch(`${as.issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${btoa(`${CLIENT.client_id}:${CLIENT.client_secret}`)}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:tools', resource }),
-  });
-  return ((await response.json()) as { access_token: string }).access_token;
-}
+const token = (resource: string) => clientCredentialsToken(as.issuer, CLIENT, resource);
 
 function call(url: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, {

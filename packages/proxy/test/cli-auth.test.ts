@@ -8,6 +8,7 @@ import { connect } from '@snodo/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AuthorizationServer,
+  clientCredentialsClient,
   startAuthorizationServer,
 } from '../../../examples/protected-server/src/authorization-server.js';
 import { DEMO_MAIN, waitForOutput } from './helpers/servers.js';
@@ -19,15 +20,7 @@ let as: AuthorizationServer;
 beforeAll(async () => {
   as = await startAuthorizationServer({
     port: 0,
-    clients: [
-      {
-        ...SERVICE,
-        grant_types: ['client_credentials'],
-        response_types: [],
-        redirect_uris: [],
-        scope: 'mcp:tools',
-      },
-    ],
+    clients: [clientCredentialsClient(SERVICE.client_id, SERVICE.client_secret, 'mcp:tools')],
   });
 });
 afterAll(() => as?.close());

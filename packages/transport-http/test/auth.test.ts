@@ -8,6 +8,8 @@ import { createResourceServer, createServer, type Runtime, SnodoError, tool } fr
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AuthorizationServer,
+  clientCredentialsClient,
+  clientCredentialsToken,
   startAuthorizationServer,
 } from '../../../examples/protected-server/src/authorization-server.js';
 import { listen, type McpHttpServer } from '../src/index.js';
@@ -42,21 +44,8 @@ const others: Server[] = [];
 
 beforeAll(async () => {
   const clients = [
-    {
-      ...CLIENT,
-      grant_types: ['client_credentials'],
-      response_types: [],
-      redirect_uris: [],
-      scope: SCOPES.join(' '),
-    },
-    {
-      client_id: 'narrow',
-      client_secret: 'narrow-secret-0123456789',
-      grant_types: ['client_credentials'],
-      response_types: [],
-      redirect_uris: [],
-      scope: 'mcp:tools',
-    },
+    clientCredentialsClient(CLIENT.client_id, CLIENT.client_secret, SCOPES.join(' ')),
+    clientCredentialsClient('narrow', 'narrow-secret-0123456789', 'mcp:tools'),
   ];
   as = await startAuthorizationServer({ port: 0, scopes: SCOPES, clients });
   opaque = await startAuthorizationServer({ port: 0, scopes: SCOPES, clients, accessTokenFormat: 'opaque' });
@@ -82,23 +71,8 @@ async function protect(options: Record<string, unknown> = {}): Promise<McpHttpSe
 }
 
 /** A client-credentials token from `issuer` for `resource` (RFC 8707). */
-async function token(
-  issuer: string,
-  resource: string,
-  scope = 'mcp:tools',
-  client: { client_id: string; client_secret: string } = CLIENT,
-): Promise<string> {
-  const response = await fetch(`${issuer}/token`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource }),
-  });
-  const body = (await response.json()) as { access_token?: string };
-  if (typeof body.access_token !== 'string') throw new Error(`no token: ${JSON.stringify(body)}`);
-  return body.access_token;
+function token(issuer: string, resource: string, scope = 'mcp:tools', client = CLIENT): Promise<string> {
+  return clientCredentialsToken(issuer, client, resource, scope);
 }
 
 const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
