@@ -1,3 +1,4 @@
+import type { webcrypto } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { optionError } from './errors.js';
 import {
@@ -37,7 +38,7 @@ export interface OAuthOptions {
    */
   clientCredentials?:
     | { clientId: string; clientSecret: string }
-    | { clientId: string; privateKey: CryptoKey; keyId?: string };
+    | { clientId: string; privateKey: webcrypto.CryptoKey; keyId?: string };
   /** `client_name` and other Dynamic Client Registration metadata. */
   clientMetadata?: Record<string, unknown>;
   /** Pre-registered credentials (no registration). */

@@ -77,7 +77,7 @@ const PLUGIN_OPTION_NAMES = [
   'drainTimeout',
   'publicUrl',
   ...REGISTER_OPTIONS,
-  ...HTTP_OPTION_NAMES.filter((name) => name !== 'path'),
+  ...HTTP_OPTION_NAMES.filter((name) => name !== 'path' && !(name in APP_CONCERNS)),
 ];
 
 function optionError(message: string): SnodoError {
@@ -90,6 +90,10 @@ function optionError(message: string): SnodoError {
  */
 export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: AbortSignal): PluginConfig {
   if (typeof options !== 'object' || options === null) throw optionError('options must be an object');
+  for (const [name, instead] of Object.entries(APP_CONCERNS)) {
+    if ((options as unknown as Record<string, unknown>)[name] !== undefined)
+      throw optionError(`${name} is the application's in Fastify: ${instead}`);
+  }
   knownOptions('@snodo/fastify', options, PLUGIN_OPTION_NAMES);
   const {
     runtime,
@@ -105,10 +109,6 @@ export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: Abo
   }
   const httpOptions: Record<string, unknown> = { ...rest };
   for (const name of REGISTER_OPTIONS) delete httpOptions[name];
-  for (const [name, instead] of Object.entries(APP_CONCERNS)) {
-    if (httpOptions[name] !== undefined)
-      throw optionError(`${name} is the application's in Fastify: ${instead}`);
-  }
   if (path === '' || typeof path !== 'string' || !path.startsWith('/')) {
     throw optionError(`path must be a string starting with "/", got ${JSON.stringify(path)}`);
   }
