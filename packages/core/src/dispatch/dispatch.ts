@@ -273,7 +273,12 @@ function initialize(
   context: DispatchContext,
 ): Outcome {
   const { dialect } = selected;
-  const session = createSession(dialect.version, selected.clientCapabilities, selected.clientInfo);
+  const session = createSession(
+    dialect.version,
+    selected.clientCapabilities,
+    selected.clientInfo,
+    context.auth?.principal,
+  );
   const call: OperationCall = {
     runtime,
     params,

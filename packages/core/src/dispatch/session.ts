@@ -13,12 +13,18 @@ export interface Session {
   readonly initialized: boolean;
   /** URIs of `resources/subscribe`, in subscription order. */
   readonly subscriptions: readonly string[];
+  /**
+   * The verified principal (`auth.principal`) that initialized the session, if any: a session is
+   * served only to the principal that created it, so a leaked session id is no credential.
+   */
+  readonly principal?: string;
 }
 
 export function createSession(
   protocolVersion: ProtocolVersion,
   clientCapabilities: ClientCapabilities,
   clientInfo: Implementation | undefined,
+  principal?: string,
 ): Session {
   return Object.freeze({
     protocolVersion,
@@ -27,7 +33,13 @@ export function createSession(
     logLevel: undefined,
     initialized: false,
     subscriptions: Object.freeze([]),
+    ...(principal === undefined ? {} : { principal }),
   });
+}
+
+/** Whether `principal` (of the request in hand) may use `session`: the one that created it, or anyone when none did. */
+export function sessionServes(session: Session, principal: string | undefined): boolean {
+  return session.principal === undefined || session.principal === principal;
 }
 
 export function withSession(

@@ -1,7 +1,7 @@
 import { dialectFor } from '../dialects/registry.js';
 import { oversizedBatchError } from '../dispatch/batch.js';
 import { selectRevision } from '../dispatch/select.js';
-import type { Session } from '../dispatch/session.js';
+import { type Session, sessionServes } from '../dispatch/session.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { RequestId } from '../json/int.js';
@@ -113,7 +113,7 @@ export async function prepare(
   if (request.method === 'DELETE') {
     const id = request.headers['mcp-session-id'];
     if (id === undefined) return { response: methodNotAllowed(runtime) };
-    const found = await findSession(config, id);
+    const found = await findSession(config, request, id);
     if ('response' in found) return found;
     const versionProblem = legacyVersionProblem(runtime, headerVersion);
     if (versionProblem) return { response: versionProblem };
@@ -134,7 +134,7 @@ export async function prepare(
         ),
       };
     }
-    const found = await findSession(config, id);
+    const found = await findSession(config, request, id);
     if ('response' in found) return found;
     const versionProblem = legacyVersionProblem(runtime, headerVersion);
     if (versionProblem) return { response: versionProblem };
@@ -351,17 +351,23 @@ async function sessionOf(
       ),
     };
   }
-  return findSession(config, sessionId, id);
+  return findSession(config, request, sessionId, id);
 }
 
+/**
+ * The session `Mcp-Session-Id` names, if this request's principal may use it: one created by
+ * another principal is "not found" too (404, never 403: a session id must not be confirmed to
+ * someone else), so a leaked or guessed id is no credential.
+ */
 async function findSession(
   config: HttpConfig,
+  request: HttpRequest,
   rawId: string,
   id: RequestId | null = null,
 ): Promise<{ session: SessionRef } | { response: HttpJsonResponse }> {
   const sessionId = trimOws(rawId);
   const session = plausibleSessionId(sessionId) ? await config.sessions.get(sessionId) : undefined;
-  if (session === undefined) {
+  if (session === undefined || !sessionServes(session, request.auth?.principal)) {
     return {
       response: errorHttpResponse(404, id, ErrorCode.InvalidRequest, 'Session not found: initialize again'),
     };
