@@ -68,11 +68,19 @@ export {
   DEFAULT_CACHE_SCOPE,
   DEFAULT_MAX_BATCH_ITEMS,
   DEFAULT_MAX_INPUT_ROUNDS,
+  DEFAULT_MAX_LISTEN_TASK_IDS,
   DEFAULT_MAX_RESERVED_EXPRESSIONS,
+  DEFAULT_MAX_RUNNING_TASKS,
+  DEFAULT_MAX_TASKS,
   DEFAULT_MAX_URI_LENGTH,
   DEFAULT_PAGE_SIZE,
   DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_SUBSCRIPTION_QUEUE,
+  DEFAULT_TASK_AFTER_MS,
+  DEFAULT_TASK_LEASE_MS,
+  DEFAULT_TASK_POLL_INTERVAL_MS,
+  DEFAULT_TASK_RESULT_TTL_MS,
+  DEFAULT_TASK_TIMEOUT,
   DEFAULT_TTL_MS,
   MAX_COMPLETION_VALUES,
   MAX_MRTR_KEYS,
@@ -96,7 +104,13 @@ export {
   SUPPORTED_VERSIONS,
   type ToolAnnotations,
 } from './protocol/types.js';
-export type { Extension, ExtensionDefinition, ExtensionMethod } from './router/extension.js';
+export type {
+  Extension,
+  ExtensionDefinition,
+  ExtensionListenFeed,
+  ExtensionListenRequest,
+  ExtensionMethod,
+} from './router/extension.js';
 export {
   type Prompt,
   type PromptArgument,
@@ -124,7 +138,7 @@ export type {
   StandardSchemaLike,
 } from './router/schema.js';
 export { createServer, type MrtrKey, type ServerDefinition } from './router/server.js';
-export { type Tool, type ToolDefinition, type ToolReturn, tool } from './router/tool.js';
+export { type TaskSupport, type Tool, type ToolDefinition, type ToolReturn, tool } from './router/tool.js';
 export {
   sandboxDomain,
   type ToolUi,
@@ -153,3 +167,16 @@ export {
   openSessionNotifications,
   type SessionNotifications,
 } from './subscriptions/session-notifications.js';
+export {
+  createTaskManager,
+  TaskManager,
+  type TaskManagerOptions,
+  type TaskStats,
+} from './tasks/manager.js';
+export {
+  createMemoryTaskStore,
+  type MemoryTaskStore,
+  type MemoryTaskStoreOptions,
+} from './tasks/memory-store.js';
+export type { StoredTask, TaskStatus, TaskStore } from './tasks/store.js';
+export { TASKS_EXTENSION } from './tasks/wire.js';

@@ -20,3 +20,4 @@ export { encodeCursor, paginate } from './router/pagination.js';
 export type { ListenCall, SessionOwner, SubscribeCall } from './router/runtime.js';
 export { compileSchema } from './router/schema.js';
 export { openListen } from './subscriptions/listen.js';
+export { createTaskResult, detailedTask, isTerminal } from './tasks/wire.js';

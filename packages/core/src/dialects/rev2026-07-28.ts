@@ -33,10 +33,13 @@ export const rev20260728: Dialect = Object.freeze({
     const out: Record<string, unknown> = { ...result };
     const complete = out.resultType === undefined || out.resultType === 'complete';
     if (out.resultType === undefined) out.resultType = 'complete';
-    if (complete && METHODS.get(method)?.cacheable) {
+    const spec = METHODS.get(method);
+    if (complete && spec?.cacheable) {
       if (out.ttlMs === undefined) out.ttlMs = shaping.ttlMs;
       if (out.cacheScope === undefined) out.cacheScope = shaping.cacheScope;
-    } else {
+    } else if (spec !== undefined && out.resultType !== 'task') {
+      // Cache hints only on cacheable core results. An extension's own results keep their fields,
+      // as does a CreateTaskResult (Tasks extension), whose ttlMs is the task's lifetime.
       delete out.ttlMs;
       delete out.cacheScope;
     }

@@ -73,4 +73,16 @@ export interface HandlerContext {
   retryLater(state?: unknown): never;
   /** The state the previous round passed to `input`/`retryLater`, verified; undefined on the first round. */
   readonly state: unknown;
+  /**
+   * Tasks extension: continue this tool call as a task. The client gets the task handle
+   * (`resultType: "task"`) now and the handler goes on in the background: from here its `signal`
+   * follows the task (`tasks/cancel`, the task's deadline, server shutdown; no longer the request),
+   * `input` goes through `tasks/get` and `tasks/update`, `progress` messages become the task's
+   * `statusMessage`, and what it returns becomes the task's result. Resolves once decided; nothing
+   * changes when the call cannot be a task (a tool without `task: 'auto'`, a client without the
+   * extension, every task slot busy): the call then simply goes on.
+   */
+  runAsTask(): Promise<void>;
+  /** The task this call runs as, once it is one; undefined otherwise. */
+  readonly taskId: string | undefined;
 }

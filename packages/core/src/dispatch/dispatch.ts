@@ -13,8 +13,9 @@ import { DEFAULT_SUBSCRIPTION_QUEUE } from '../limits/defaults.js';
 import { initializeResult } from '../ops/discover.js';
 import { OPERATIONS } from '../ops/table.js';
 import { LOG_LEVELS, type LogLevel } from '../protocol/types.js';
-import { declaresExtension } from '../router/extension.js';
+import { extensionRefusal } from '../router/extension.js';
 import type { Runtime } from '../router/runtime.js';
+import { openExtensionFeeds } from '../subscriptions/extension-feeds.js';
 import { honouredFilter, openListen, parseFilter } from '../subscriptions/listen.js';
 import type { AuthInfo } from './context.js';
 import { createHandlerContext, type InputRound } from './handler-context.js';
@@ -151,9 +152,8 @@ async function dispatchRequest(
   const { dialect } = selected;
   const extension = runtime.extensionMethods.get(method);
   if (extension) {
-    if (!declaresExtension(selected.clientCapabilities, extension.id)) {
-      return failed(id, dialect, ProtocolError.methodNotFound(method, { requiresExtension: extension.id }));
-    }
+    const refused = extensionRefusal(extension, method, selected);
+    if (refused) return failed(id, dialect, refused);
     const handler = extension.methods.get(method) as NonNullable<ReturnType<typeof extension.methods.get>>;
     return run(runtime, id, method, params, context, selected, (call) => handler(call.params, call.context));
   }
@@ -384,6 +384,12 @@ async function listen(
       return failed(id, selected.dialect, ProtocolError.is(error) ? error : ProtocolError.internal());
     }
   }
-  const subscription = openListen(runtime, id, honouredFilter(runtime, filter), queueSize);
+  let feeds: Awaited<ReturnType<typeof openExtensionFeeds>>;
+  try {
+    feeds = await openExtensionFeeds(runtime, filter as Record<string, unknown>, selected, context.auth);
+  } catch (error) {
+    return failed(id, selected.dialect, ProtocolError.is(error) ? error : ProtocolError.internal());
+  }
+  const subscription = openListen(runtime, id, honouredFilter(runtime, filter), queueSize, feeds);
   return { type: 'subscription', subscription };
 }

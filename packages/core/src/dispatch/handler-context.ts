@@ -80,8 +80,6 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
     );
     return Object.fromEntries(entries);
   };
-  const one = async (key: string, request: InputRequest, options: InputOptions | undefined) =>
-    (await ask({ [key]: request }, options))[key] as Record<string, unknown>;
 
   return {
     signal,
@@ -111,12 +109,9 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
       if (logger !== undefined) params.logger = logger;
       send(notification('notifications/message', params));
     },
-    input: ask,
-    elicit: (params, options) =>
-      one(options?.key ?? 'elicit', { method: 'elicitation/create', params }, options),
-    sample: (params, options) =>
-      one(options?.key ?? 'sample', { method: 'sampling/createMessage', params }, options),
-    listRoots: (options) => one(options?.key ?? 'roots', { method: 'roots/list' }, options),
+    ...inputMethods(ask),
+    taskId: undefined,
+    runAsTask: () => Promise.resolve(),
     retryLater(state) {
       if (!inputRound || dialect.era !== 'modern') {
         throw new ProtocolError(
@@ -126,5 +121,21 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
       }
       throw new InputRequiredSignal({}, state);
     },
+  };
+}
+
+/** `input` and its one-request shortcuts, around the function that asks. */
+export function inputMethods(
+  ask: HandlerContext['input'],
+): Pick<HandlerContext, 'input' | 'elicit' | 'sample' | 'listRoots'> {
+  const one = async (key: string, request: InputRequest, options: InputOptions | undefined) =>
+    (await ask({ [key]: request }, options))[key] as Record<string, unknown>;
+  return {
+    input: ask,
+    elicit: (params, options) =>
+      one(options?.key ?? 'elicit', { method: 'elicitation/create', params }, options),
+    sample: (params, options) =>
+      one(options?.key ?? 'sample', { method: 'sampling/createMessage', params }, options),
+    listRoots: (options) => one(options?.key ?? 'roots', { method: 'roots/list' }, options),
   };
 }

@@ -57,7 +57,9 @@ export async function runWithInput(
   try {
     const result = await operation(makeCall({ responses, state }));
     // A result computed from input answers is not cacheable (the client must not cache it either).
-    return round > 0 || answers !== undefined ? { ...result, ttlMs: 0, cacheScope: 'private' } : result;
+    // A task handle is no such result: its ttlMs is the task's lifetime (Tasks extension).
+    const fromAnswers = (round > 0 || answers !== undefined) && result.resultType !== 'task';
+    return fromAnswers ? { ...result, ttlMs: 0, cacheScope: 'private' } : result;
   } catch (error) {
     if (!(error instanceof InputRequiredSignal)) throw error;
     if (round + 1 > mrtr.maxRounds) {

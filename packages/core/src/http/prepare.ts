@@ -303,7 +303,7 @@ function modernProblem(
   if (methodHeader === undefined) return mismatch(id, 'Mcp-Method header is required');
   if (trimOws(methodHeader) !== method)
     return mismatch(id, `Mcp-Method header does not match the body method "${method}"`);
-  const key = NAMED[method];
+  const key = NAMED[method] ?? runtime.extensionMethods.get(method)?.nameParams.get(method);
   const named = key === undefined ? undefined : params?.[key];
   if (typeof named === 'string') {
     const nameHeader = request.headers['mcp-name'];

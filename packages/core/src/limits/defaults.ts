@@ -37,3 +37,25 @@ export const DEFAULT_MAX_URI_LENGTH = 4096;
  * '/' and several in one template make which part of a URI each one gets hard to predict.
  */
 export const DEFAULT_MAX_RESERVED_EXPRESSIONS = 2;
+
+// Tasks extension (`createTaskManager`, `createMemoryTaskStore`).
+
+/** Tasks one task manager runs at once; a call beyond it stays an ordinary call (`auto`) or gets -32000 (`always`). */
+export const DEFAULT_MAX_RUNNING_TASKS = 32;
+/** A task's deadline, in ms from when the call became a task: it then fails with -32001. */
+export const DEFAULT_TASK_TIMEOUT = 3_600_000;
+/** How long a finished task (its result or error) stays readable, in ms from when it finished. */
+export const DEFAULT_TASK_RESULT_TTL_MS = 3_600_000;
+/** The `pollIntervalMs` a task suggests to its client. */
+export const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
+/** `auto` tools: ms a call runs as an ordinary call before it becomes a task. */
+export const DEFAULT_TASK_AFTER_MS = 1_000;
+/**
+ * The lease of a running task, renewed every third of it by the instance running it: a task whose
+ * lease has passed while nobody runs it (its instance stopped) is failed when next read.
+ */
+export const DEFAULT_TASK_LEASE_MS = 30_000;
+/** Task ids one `subscriptions/listen` may name (`notifications.taskIds`); more is -32602. */
+export const DEFAULT_MAX_LISTEN_TASK_IDS = 64;
+/** Tasks an in-memory task store holds, running and finished; a new task beyond it is refused. */
+export const DEFAULT_MAX_TASKS = 1_000;

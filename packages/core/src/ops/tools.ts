@@ -1,13 +1,17 @@
 import { visible } from '../auth/scopes.js';
+import type { HandlerContext } from '../dispatch/context.js';
 import { InputRequiredSignal } from '../dispatch/input.js';
 import type { OperationCall } from '../dispatch/operation.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
-import { declaresExtension } from '../router/extension.js';
+import type { CallToolResult } from '../protocol/types.js';
+import { declaresExtension, missingExtension } from '../router/extension.js';
 import { paginate } from '../router/pagination.js';
 import { describeIssues, MAX_REPORTED_ISSUES } from '../router/schema.js';
-import { errorToolResult, normalizeToolResult } from '../router/tool.js';
+import { errorToolResult, normalizeToolResult, type Tool } from '../router/tool.js';
 import { UI_EXTENSION } from '../router/ui.js';
+import { callToolAsTask, canUseTasks } from '../tasks/call.js';
+import { TASKS_EXTENSION } from '../tasks/wire.js';
 
 export function listTools(call: OperationCall): Record<string, unknown> {
   const page = paginate(
@@ -28,6 +32,7 @@ export async function callTool(call: OperationCall): Promise<Record<string, unkn
   if (typeof name !== 'string') throw ProtocolError.invalidParams('tools/call needs params.name (a string)');
   const tool = call.runtime.tools.get(name);
   if (!tool) throw ProtocolError.invalidParams(`Unknown tool: ${name}`, { name });
+  if (tool.task === 'always' && !canUseTasks(call)) throw missingExtension(TASKS_EXTENSION);
   const required = tool.definition.requiredClientCapabilities;
   if (required) {
     const declared = call.selection.clientCapabilities;
@@ -47,11 +52,19 @@ export async function callTool(call: OperationCall): Promise<Record<string, unkn
       return { content: [{ type: 'text', text: message }], isError: true };
     throw ProtocolError.invalidParams(message, { issues: validation.issues.slice(0, MAX_REPORTED_ISSUES) });
   }
-  let result: Record<string, unknown>;
+  const run = (context: HandlerContext) => runTool(tool, validation.value, context);
+  const tasks = call.runtime.tasks;
+  return tool.task !== 'never' && tasks ? callToolAsTask(tasks, call, tool, run) : run(call.context);
+}
+
+/** Runs a tool's handler with `context` and checks what it returns (as an ordinary call or as a task). */
+async function runTool(tool: Tool, args: unknown, context: HandlerContext): Promise<CallToolResult> {
+  const { name } = tool;
+  let result: CallToolResult;
   try {
-    result = normalizeToolResult(await tool.definition.handler(validation.value, call.context));
+    result = normalizeToolResult(await tool.definition.handler(args, context));
   } catch (error) {
-    if (ProtocolError.is(error) || error instanceof InputRequiredSignal || call.context.signal.aborted)
+    if (ProtocolError.is(error) || error instanceof InputRequiredSignal || context.signal.aborted)
       throw error;
     return errorToolResult(error);
   }

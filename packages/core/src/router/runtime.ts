@@ -8,6 +8,7 @@ import type { RequestId } from '../json/int.js';
 import type { Implementation, ProtocolVersion, ServerCapabilities } from '../protocol/types.js';
 import type { ChangeHub } from '../subscriptions/hub.js';
 import type { SubscriptionFilter } from '../subscriptions/listen.js';
+import type { TaskManager } from '../tasks/manager.js';
 import type { Extension } from './extension.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
@@ -50,6 +51,8 @@ export interface Runtime {
   readonly extensions: ReadonlyMap<string, Extension>;
   /** Extension methods by method name. */
   readonly extensionMethods: ReadonlyMap<string, Extension>;
+  /** Runs tool calls as tasks (Tasks extension), when the application gave a task manager. */
+  readonly tasks?: TaskManager;
   /** The change hub that feeds subscriptions, when the application gave one. */
   readonly hub: ChangeHub | undefined;
   readonly mrtr: MrtrConfig;

@@ -22,6 +22,8 @@ import {
   SUPPORTED_VERSIONS,
 } from '../protocol/types.js';
 import type { ChangeHub } from '../subscriptions/hub.js';
+import { TaskManager } from '../tasks/manager.js';
+import { TASKS_EXTENSION } from '../tasks/wire.js';
 import { compileExtension, type Extension, type ExtensionDefinition } from './extension.js';
 import { compilePrompt, type PromptDefinition } from './prompt.js';
 import {
@@ -54,6 +56,13 @@ export interface ServerDefinition {
    * `listChanged` for its tools, prompts and resources and `resources.subscribe`.
    */
   hub?: ChangeHub;
+  /**
+   * Run tool calls as tasks (the Tasks extension, `io.modelcontextprotocol/tasks`, 2026-07-28): a
+   * `createTaskManager()`. The server then declares the extension and serves `tasks/get`,
+   * `tasks/update`, `tasks/cancel` and `notifications/tasks`; tools opt in with `task`. Close the
+   * manager when the server stops.
+   */
+  tasks?: TaskManager;
   /** MRTR `requestState` protection. */
   mrtr?: {
     /**
@@ -121,7 +130,14 @@ export function createServer(definition: ServerDefinition): Runtime {
     (t) => t.template.template,
   );
   const prompts = compileAll(definition.prompts, 'prompts', compilePrompt, (p) => p.name);
-  const extensions = compileExtensions(definition.extensions);
+  const extensions = compileExtensions(definition.extensions, definition.tasks);
+  for (const tool of tools.list) {
+    if (tool.task === 'always' && definition.tasks === undefined) {
+      throw definitionError(
+        `tool "${tool.name}" has task: 'always' but the server has no tasks (createTaskManager)`,
+      );
+    }
+  }
   const hub = definition.hub;
   const serverInfo: Implementation = { name: definition.name, version: definition.version };
   if (definition.title !== undefined) serverInfo.title = definition.title;
@@ -147,7 +163,7 @@ export function createServer(definition: ServerDefinition): Runtime {
   if (hasUi && !extensions.byId.has(UI_EXTENSION)) {
     extensions.byId.set(
       UI_EXTENSION,
-      Object.freeze({ id: UI_EXTENSION, settings: { mimeTypes: [UI_MIME_TYPE] }, methods: new Map() }),
+      compileExtension(UI_EXTENSION, { settings: { mimeTypes: [UI_MIME_TYPE] } }, CORE_METHODS),
     );
   }
   if (extensions.byId.size > 0) {
@@ -181,6 +197,7 @@ export function createServer(definition: ServerDefinition): Runtime {
     extensions: extensions.byId,
     extensionMethods: extensions.byMethod,
     hub,
+    ...(definition.tasks === undefined ? {} : { tasks: definition.tasks }),
     mrtr: mrtrConfig(definition.mrtr),
     pageSize: positiveInteger('pageSize', definition.pageSize, DEFAULT_PAGE_SIZE),
     maxUriLength: positiveInteger('maxUriLength', definition.maxUriLength, DEFAULT_MAX_URI_LENGTH),
@@ -252,10 +269,21 @@ function compileAll<D, T>(
 
 const CORE_METHODS: ReadonlySet<string> = new Set(DIALECTS.flatMap((dialect) => [...dialect.methods.keys()]));
 
-function compileExtensions(definitions: Record<string, ExtensionDefinition> | undefined) {
+function compileExtensions(
+  definitions: Record<string, ExtensionDefinition> | undefined,
+  tasks: TaskManager | undefined,
+) {
   const byId = new Map<string, Extension>();
   const byMethod = new Map<string, Extension>();
-  for (const [id, definition] of Object.entries(definitions ?? {})) {
+  const all = Object.entries(definitions ?? {});
+  if (tasks !== undefined) {
+    if (!TaskManager.is(tasks)) throw definitionError('tasks must be a TaskManager (createTaskManager())');
+    if (definitions?.[TASKS_EXTENSION] !== undefined) {
+      throw definitionError(`extension "${TASKS_EXTENSION}" comes from tasks; do not define it`);
+    }
+    all.push([TASKS_EXTENSION, tasks.extension()]);
+  }
+  for (const [id, definition] of all) {
     const extension = compileExtension(id, definition, CORE_METHODS);
     for (const method of extension.methods.keys()) {
       const owner = byMethod.get(method);

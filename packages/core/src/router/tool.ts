@@ -34,8 +34,24 @@ export interface ToolDefinition<Args = any> {
    * declare the `io.modelcontextprotocol/ui` extension.
    */
   ui?: ToolUi;
+  /**
+   * Whether a call may run as a task (Tasks extension, 2026-07-28, for clients that declare it):
+   * - `never` (default): every call is an ordinary call;
+   * - `auto`: the server decides per call: the call becomes a task when the handler calls
+   *   `context.runAsTask()`, or when it is still running after `taskAfterMs`; until then (and for
+   *   clients without the extension, throughout) it is an ordinary call, with MRTR input;
+   * - `always`: every call is a task from the start; a client without the extension gets -32021.
+   * Needs the server's `tasks` (`createTaskManager`).
+   */
+  task?: TaskSupport;
+  /** `auto` tools: ms a call runs before it becomes a task; default the task manager's `taskAfterMs`. */
+  taskAfterMs?: number;
   handler(args: Args, context: HandlerContext): ToolReturn | Promise<ToolReturn>;
 }
+
+/** Whether a tool's calls may run as tasks: never, when the server decides, or always. */
+export type TaskSupport = 'never' | 'auto' | 'always';
+const TASK_SUPPORT: readonly TaskSupport[] = ['never', 'auto', 'always'];
 
 /** A tool after definition-time checks, as the router holds it. */
 export interface Tool {
@@ -47,6 +63,8 @@ export interface Tool {
   readonly listing: Readonly<Record<string, unknown>>;
   /** The listing with the tool's UI link, for clients that declare the UI extension (else `listing`). */
   readonly uiListing: Readonly<Record<string, unknown>>;
+  readonly task: TaskSupport;
+  readonly taskAfterMs: number | undefined;
 }
 
 /** Tool names model APIs and SEP-986 accept. */
@@ -96,10 +114,27 @@ export function compileTool(definition: ToolDefinition): Tool {
   if (definition.annotations) listing.annotations = definition.annotations;
   if (definition.icons) listing.icons = definition.icons;
   if (definition._meta) listing._meta = definition._meta;
+  const task = definition.task ?? 'never';
+  if (!TASK_SUPPORT.includes(task)) {
+    throw definitionError(`tool "${name}": task must be one of ${TASK_SUPPORT.join(', ')}`);
+  }
+  const { taskAfterMs } = definition;
+  if (taskAfterMs !== undefined && (!Number.isSafeInteger(taskAfterMs) || taskAfterMs < 0)) {
+    throw definitionError(`tool "${name}": taskAfterMs must be a non-negative integer (ms)`);
+  }
   const uiListing = definition.ui
     ? Object.freeze({ ...listing, _meta: { ...definition._meta, ...toolUiMeta(definition.ui) } })
     : Object.freeze(listing);
-  return Object.freeze({ name, definition, input, output, listing: Object.freeze(listing), uiListing });
+  return Object.freeze({
+    name,
+    definition,
+    input,
+    output,
+    listing: Object.freeze(listing),
+    uiListing,
+    task,
+    taskAfterMs,
+  });
 }
 
 /** Normalizes a handler's return value; adds the JSON text block a structured result SHOULD carry. */

@@ -4,6 +4,7 @@ import type { RequestId } from '../json/int.js';
 import { type JsonRpcMessage, type JsonRpcResponse, notification, resultResponse } from '../jsonrpc/types.js';
 import { matchTemplate } from '../ops/resources.js';
 import { META } from '../protocol/types.js';
+import type { ExtensionListenFeed } from '../router/extension.js';
 import type { Runtime } from '../router/runtime.js';
 import type { ChangeEvent } from './hub.js';
 import { NotificationQueue } from './queue.js';
@@ -61,17 +62,23 @@ export function parseFilter(params: Record<string, unknown>): SubscriptionFilter
  * every message tagged with the subscription id (the listen request's id, type kept). The queue is
  * bounded; a reader that falls `queueSize` messages behind is dropped (iteration ends; the
  * transport then sends `close()`'s graceful result). List-changed notifications still unread are
- * coalesced, since one says all.
+ * coalesced, since one says all. Extensions' `feeds` add their honoured keys to the acknowledgement
+ * and deliver their own notifications into the same queue.
  */
 export function openListen(
   runtime: Runtime,
   id: RequestId,
   filter: SubscriptionFilter,
   queueSize: number,
+  feeds: readonly ExtensionListenFeed[] = [],
 ): OpenedSubscription & { readonly overflowed: boolean } {
   const tag = { [META.subscriptionId]: id };
   const queue = new NotificationQueue(queueSize + 1);
-  queue.push(notification('notifications/subscriptions/acknowledged', { notifications: filter, _meta: tag }));
+  let acknowledged: Record<string, unknown> = { ...filter };
+  for (const feed of feeds) acknowledged = { ...acknowledged, ...feed.honoured };
+  queue.push(
+    notification('notifications/subscriptions/acknowledged', { notifications: acknowledged, _meta: tag }),
+  );
   const uris = new Set(filter.resourceSubscriptions ?? []);
   const wanted = (event: ChangeEvent): JsonRpcMessage | undefined => {
     switch (event.type) {
@@ -98,9 +105,27 @@ export function openListen(
       ) {
         return;
       }
-      if (!queue.push(message)) unsubscribe?.();
+      if (!queue.push(message)) stop();
     }) ?? undefined;
-  if (!unsubscribe) queue.end();
+  // A feed may send (and overflow the queue) inside start(): the stops are collected as they come.
+  const stops: (() => void)[] = [];
+  let stopped = false;
+  function stop() {
+    stopped = true;
+    unsubscribe?.();
+    for (const stopFeed of stops.splice(0)) stopFeed();
+  }
+  const send = (method: string, params: Record<string, unknown>) => {
+    if (!stopped && queue.push(notification(method, { ...params, _meta: tag }))) return true;
+    stop();
+    return false;
+  };
+  for (const feed of feeds) {
+    if (stopped) feed.cancel();
+    else stops.push(feed.start(send));
+    if (stopped) stop();
+  }
+  if (!unsubscribe && feeds.length === 0) queue.end();
   const final = (): JsonRpcResponse =>
     resultResponse(id, {
       resultType: 'complete',
@@ -114,7 +139,7 @@ export function openListen(
     close() {
       if (!closed) {
         closed = true;
-        unsubscribe?.();
+        stop();
         queue.end(true);
       }
       return final();

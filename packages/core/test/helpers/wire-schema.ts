@@ -5,6 +5,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../../../spec/mcp-schema/', import.meta.url));
+const SPEC = fileURLToPath(new URL('../../../../spec/', import.meta.url));
 type Validator = {
   validate(schema: object, value: unknown): boolean;
   errorsText(errors?: unknown): string;
@@ -15,7 +16,8 @@ const cache = new Map<string, { ajv: Validator; defs: string }>();
 function load(revision: string) {
   let entry = cache.get(revision);
   if (!entry) {
-    const schema = JSON.parse(readFileSync(`${ROOT}${revision}/schema.json`, 'utf8'));
+    const file = revision === 'ext-tasks' ? `${SPEC}ext-tasks/schema.json` : `${ROOT}${revision}/schema.json`;
+    const schema = JSON.parse(readFileSync(file, 'utf8'));
     const modern = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
     const AjvClass = (modern ? Ajv2020 : Ajv) as unknown as new (
       options: object,
@@ -55,9 +57,17 @@ const RESULT_BY_METHOD: Record<string, string> = {
   'subscriptions/listen': 'SubscriptionsListenResult',
 };
 
+/** The Tasks extension's results, checked against its own schema (spec/ext-tasks). */
+const TASKS_RESULT_BY_METHOD: Record<string, string> = {
+  'tasks/get': 'GetTaskResult',
+  'tasks/update': 'UpdateTaskResult',
+  'tasks/cancel': 'CancelTaskResult',
+};
+
 /**
  * Asserts a JSON-RPC response message is valid for `revision`: the envelope, and the result
- * against the result type of `method` (an `input_required` result against InputRequiredResult).
+ * against the result type of `method` (an `input_required` result against InputRequiredResult, a
+ * task handle and the `tasks/*` results against the Tasks extension's schema).
  */
 export function expectResponse(revision: string, method: string, message: unknown): void {
   const envelope =
@@ -65,10 +75,18 @@ export function expectResponse(revision: string, method: string, message: unknow
   expectSchema(revision, envelopeName(revision, envelope), message);
   const result = (message as { result?: Record<string, unknown> }).result;
   if (result === undefined) return;
+  const tasksResult = result.resultType === 'task' ? 'CreateTaskResult' : TASKS_RESULT_BY_METHOD[method];
+  if (tasksResult) {
+    expectSchema(TASKS, tasksResult, result);
+    return;
+  }
   const definition =
     result.resultType === 'input_required' ? 'InputRequiredResult' : RESULT_BY_METHOD[method];
   if (definition) expectSchema(revision, definition, result);
 }
+
+/** The pseudo-revision of `expectSchema` naming the Tasks extension's schema. */
+export const TASKS = 'ext-tasks';
 
 function errorEnvelope(revision: string): string {
   return revision === '2025-03-26' || revision === '2025-06-18' ? 'JSONRPCError' : 'JSONRPCErrorResponse';
