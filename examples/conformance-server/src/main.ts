@@ -19,11 +19,15 @@ if (values.stdio === (values.port !== undefined)) {
   process.exit(2);
 }
 
+const runtime = createConformanceServer();
+
 if (values.stdio) {
-  serve(createConformanceServer()).catch((error: unknown) => {
-    console.error(`conformance-server: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  });
+  serve(runtime)
+    .then(() => runtime.tasks?.close())
+    .catch((error: unknown) => {
+      console.error(`conformance-server: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    });
 } else {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -31,14 +35,18 @@ if (values.stdio) {
     process.exit(2);
   }
   const server = await listen({
-    runtime: createConformanceServer(),
+    runtime,
     port,
     ...(values.host === undefined ? {} : { host: values.host }),
     // dns-rebinding-protection sends a foreign Host with a foreign Origin; check both.
     allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
   });
   console.log(server.url());
-  const stop = () => void server.close().then(() => process.exit(0));
+  const stop = () =>
+    void server
+      .close()
+      .then(() => runtime.tasks?.close())
+      .then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

@@ -6,13 +6,16 @@ import {
   type ChangeHub,
   createChangeHub,
   createServer,
+  createTaskManager,
   type HandlerContext,
   prompt,
   type Runtime,
   resource,
   resourceTemplate,
+  type TaskManager,
   type ToolDefinition,
 } from '@snodo/core';
+import { taskTools } from './tasks.js';
 
 export const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -350,13 +353,20 @@ function tools(hub: ChangeHub): ToolDefinition[] {
   ];
 }
 
-/** The fixture runtime; `hub` is the change hub the trigger tools notify. */
-export function createConformanceServer(hub: ChangeHub = createChangeHub()): Runtime {
+/**
+ * The fixture runtime; `hub` is the change hub the trigger tools notify, `tasks` runs the Tasks
+ * extension's tools (close it when the server stops).
+ */
+export function createConformanceServer(
+  hub: ChangeHub = createChangeHub(),
+  tasks: TaskManager = createTaskManager({ pollIntervalMs: 250 }),
+): Runtime {
   return createServer({
     name: 'snodo-conformance-server',
     version: '1.0.0',
     hub,
-    tools: tools(hub),
+    tasks,
+    tools: [...tools(hub), ...taskTools()],
     resources: [
       resource({
         uri: 'test://static-text',
