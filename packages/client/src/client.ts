@@ -21,6 +21,7 @@ import { Listeners } from './listen.js';
 import type { Negotiated } from './negotiate.js';
 import type { Settings } from './options.js';
 import type { Subscription } from './subscription.js';
+import { asTask, type FollowOptions, TaskClient } from './tasks.js';
 import type { ClientTransport, TransportSink } from './transport.js';
 import { idKey } from './transports/pending.js';
 import type {
@@ -76,6 +77,7 @@ export class Client {
   readonly #listeners: Listeners;
   readonly #serverRequests = new Map<string, AbortController>();
   readonly #toolHeaders = new Map<string, readonly ParamHeader[]>();
+  #tasks: TaskClient | undefined;
   #nextId = 0;
   #nextToken = 0;
   #negotiated: Negotiated | undefined;
@@ -238,7 +240,9 @@ export class Client {
     if (!options.raw && version === MODERN) {
       const type = typed.resultType;
       const mrtr = type === 'input_required' && MRTR_METHODS.has(method);
-      if (type !== undefined && type !== 'complete' && !mrtr) {
+      // A task handle answers only tools/call, and only a client that declared the Tasks extension.
+      const task = type === 'task' && method === 'tools/call' && this.#settings.tasks;
+      if (type !== undefined && type !== 'complete' && !mrtr && !task) {
         throw clientError(
           'SNODO_ERR_INVALID_RESULT',
           `${method} answered resultType ${JSON.stringify(type)}`,
@@ -488,13 +492,34 @@ export class Client {
   /**
    * Calls a tool. A tool failure is a result with `isError: true`; a JSON-RPC error (unknown tool,
    * invalid arguments) throws `ProtocolError`. Over 2026-07-28 HTTP a -32020 refreshes the tool
-   * list (for `Mcp-Param-*` headers) and retries once.
+   * list (for `Mcp-Param-*` headers) and retries once. With `tasks` declared, a call the server
+   * made a task is followed to its end (`client.tasks.follow`).
    */
   async callTool(
     name: string,
     args: Record<string, unknown> = {},
-    options: CallOptions = {},
+    options: FollowOptions = {},
   ): Promise<CallToolResult> {
+    const answer = await this.#callTool(name, args, options);
+    if (answer.resultType !== 'task') return answer as CallToolResult;
+    return this.tasks.follow(asTask(answer, 'tools/call'), options);
+  }
+
+  /** The Tasks extension: start a tool call and keep its task handle, poll, update, cancel, follow. */
+  get tasks(): TaskClient {
+    this.#tasks ??= new TaskClient({
+      settings: this.#settings,
+      request: (method, params, options) => this.request(method, params, options),
+      callTool: (name, args, options) => this.#callTool(name, args, options),
+    });
+    return this.#tasks;
+  }
+
+  async #callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>> {
     const params = { name, arguments: args };
     const headers = () => {
       const table = this.#toolHeaders.get(name);
@@ -503,14 +528,12 @@ export class Client {
     const useHeaders = this.#transport.httpHeaders && this.era === 'modern';
     try {
       const sent = useHeaders ? headers() : undefined;
-      return (await this.#call('tools/call', params, sent ? { ...options, headers: sent } : options))
-        .result as CallToolResult;
+      return (await this.#call('tools/call', params, sent ? { ...options, headers: sent } : options)).result;
     } catch (error) {
       if (!(useHeaders && ProtocolError.is(error) && error.code === -32020)) throw error;
       await this.allTools({ ...options, fresh: true });
       const sent = headers();
-      return (await this.#call('tools/call', params, sent ? { ...options, headers: sent } : options))
-        .result as CallToolResult;
+      return (await this.#call('tools/call', params, sent ? { ...options, headers: sent } : options)).result;
     }
   }
 

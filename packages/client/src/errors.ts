@@ -25,6 +25,7 @@ export const CLIENT_ERRORS = Object.freeze({
   SNODO_ERR_PAGE_LIMIT: 'A list has more pages than allowed',
   SNODO_ERR_SUBSCRIPTION_OVERFLOW: 'A subscription fell too far behind its notifications',
   SNODO_ERR_NOT_SUPPORTED: 'The negotiated revision or transport does not offer this',
+  SNODO_ERR_TASK_CANCELLED: 'The task the call became was cancelled (tasks/cancel, by any client)',
 });
 
 export type ClientErrorCode = keyof typeof CLIENT_ERRORS;

@@ -10,9 +10,11 @@ export {
   DEFAULT_MAX_LINE_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_TASK_POLL_INTERVAL,
   DEFAULT_PROBE_TIMEOUT,
   DEFAULT_REQUEST_TIMEOUT,
   DEFAULT_SUBSCRIPTION_QUEUE,
+  DEFAULT_TASK_POLL_INTERVAL,
   DEFAULT_TERM_TIMEOUT,
 } from './defaults.js';
 export {
@@ -31,6 +33,7 @@ export {
 } from './headers.js';
 export { challengeParams, OAuthClient, type OAuthOptions } from './oauth.js';
 export { Subscription } from './subscription.js';
+export { type FollowOptions, type Task, TaskClient, type TaskStatus, type ToolStart } from './tasks.js';
 export type { ClientTransport, SendOptions, TransportSink } from './transport.js';
 export { DirectTransport } from './transports/direct.js';
 export { type HttpOptions, HttpTransport } from './transports/http.js';

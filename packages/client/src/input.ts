@@ -29,19 +29,20 @@ function plain(method: string, value: unknown): Record<string, unknown> {
 }
 
 /**
- * Answers the `inputRequests` of an `input_required` result (2026-07-28), all at once, keyed as
- * asked. An input request the client has no handler for fails the call (the server should not
+ * Answers the `inputRequests` of an `input_required` result (2026-07-28) or of a task waiting for
+ * input, all at once, keyed as asked. An input request the client has no handler for fails the call (the server should not
  * have asked: the capability was not declared).
  */
 export async function fulfilInputRequests(
   requests: unknown,
   settings: Settings,
   signal: AbortSignal | undefined,
+  via: 'mrtr' | 'task' = 'mrtr',
 ): Promise<Record<string, Record<string, unknown>>> {
   if (typeof requests !== 'object' || requests === null || Array.isArray(requests)) {
     throw clientError('SNODO_ERR_INVALID_RESULT', 'inputRequests is not an object');
   }
-  const context: InputContext = { signal: signal ?? new AbortController().signal, via: 'mrtr' };
+  const context: InputContext = { signal: signal ?? new AbortController().signal, via };
   const entries = await Promise.all(
     Object.entries(requests as Record<string, unknown>).map(async ([key, request]) => {
       const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };

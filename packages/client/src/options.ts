@@ -6,10 +6,12 @@ import {
   type LogLevel,
   type ProtocolVersion,
   SUPPORTED_VERSIONS,
+  TASKS_EXTENSION,
 } from '@snodo/core';
 import {
   DEFAULT_MAX_INPUT_ROUNDS,
   DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_TASK_POLL_INTERVAL,
   DEFAULT_PROBE_TIMEOUT,
   DEFAULT_REQUEST_TIMEOUT,
   MAX_TIMEOUT,
@@ -35,6 +37,9 @@ export interface Settings {
   readonly cache: boolean;
   readonly cacheEntries: number | undefined;
   readonly logLevel: LogLevel | undefined;
+  /** The Tasks extension is declared (by `tasks` or in `capabilities.extensions`). */
+  readonly tasks: boolean;
+  readonly maxTaskPollInterval: number;
 }
 
 export function resolveSettings(options: ConnectOptions): Settings {
@@ -74,6 +79,11 @@ export function resolveSettings(options: ConnectOptions): Settings {
   if (options.onElicit) capabilities.elicitation ??= {};
   if (options.onSample) capabilities.sampling ??= {};
   if (options.onRoots) capabilities.roots ??= {};
+  const tasks = options.tasks ?? false;
+  if (typeof tasks !== 'boolean' && (typeof tasks !== 'object' || tasks === null)) {
+    throw optionError('tasks must be a boolean or { maxPollInterval }');
+  }
+  if (tasks !== false) capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} };
   const cache = options.cache ?? true;
   return {
     clientInfo,
@@ -94,6 +104,12 @@ export function resolveSettings(options: ConnectOptions): Settings {
         ? positive('cache.maxEntries', cache.maxEntries, Number.POSITIVE_INFINITY)
         : undefined,
     logLevel: options.logLevel,
+    tasks: capabilities.extensions?.[TASKS_EXTENSION] !== undefined,
+    maxTaskPollInterval: positive(
+      'tasks.maxPollInterval',
+      typeof tasks === 'object' ? tasks.maxPollInterval : undefined,
+      DEFAULT_MAX_TASK_POLL_INTERVAL,
+    ),
   };
 }
 

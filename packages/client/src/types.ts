@@ -29,8 +29,11 @@ export type Target =
 export interface InputContext {
   /** Aborted when the call that needs the input is aborted or times out (or the server cancels its request). */
   readonly signal: AbortSignal;
-  /** `mrtr` on 2026-07-28 (answers go into the retry), `request` for a server-initiated request. */
-  readonly via: 'mrtr' | 'request';
+  /**
+   * `mrtr` on 2026-07-28 (answers go into the retry), `task` for a task's input (answers go in
+   * `tasks/update`), `request` for a server-initiated request.
+   */
+  readonly via: 'mrtr' | 'task' | 'request';
   /**
    * A server-initiated request: the id of this client's request the server sent it while handling,
    * when the transport can tell (HTTP: it came on that request's response stream; see `onRequestId`).
@@ -86,6 +89,13 @@ export interface ConnectOptions extends HttpOptions, StdioOptions {
   maxPages?: number;
   /** Cache list and read results for their `ttlMs` (2026-07-28). `false` turns it off. Default on. */
   cache?: boolean | { maxEntries?: number };
+  /**
+   * Declare the Tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28): the server may then
+   * answer a tool call with a task, which `callTool` follows to its end (polling, answering its
+   * input with the handlers above, cancelling it when the call is aborted); `client.tasks` gives
+   * the handle itself. `maxPollInterval` caps the polling backoff (default 10,000 ms). Default off.
+   */
+  tasks?: boolean | { maxPollInterval?: number };
   /**
    * Ask for `notifications/message` at this level (deprecated logging): in `_meta` of every 2026-07-28
    * request, or by `logging/setLevel` once initialized. Messages reach `onNotification`.

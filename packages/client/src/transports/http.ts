@@ -44,7 +44,15 @@ export interface HttpOptions {
 }
 
 const MODERN: ProtocolVersion = '2026-07-28';
-const NAMED = new Set(['tools/call', 'prompts/get', 'resources/read']);
+/** The param each method's `Mcp-Name` header mirrors (SEP-2243; the Tasks extension's `taskId`). */
+const NAMED: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 /**
  * Streamable HTTP over an undici keep-alive `Pool`. On 2026-07-28 every POST carries
@@ -120,10 +128,9 @@ export class HttpTransport implements ClientTransport {
     if (options.protocolVersion === MODERN) {
       headers['mcp-protocol-version'] = MODERN;
       if (method !== undefined) headers['mcp-method'] = method;
-      if (method !== undefined && NAMED.has(method)) {
-        const name = method === 'resources/read' ? params?.uri : params?.name;
-        if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
-      }
+      const key = method === undefined ? undefined : NAMED[method];
+      const name = key === undefined ? undefined : params?.[key];
+      if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
       for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
     } else {
       if (this.#sessionId !== undefined) headers['mcp-session-id'] = this.#sessionId;

@@ -9,6 +9,9 @@ export const REPO = here('../../../../');
 export const DEMO_PROJECT = here('../../../../examples/everything');
 export const DEMO_MAIN = here('../../../../examples/everything/dist/main.js');
 export const CONFORMANCE_PROJECT = here('../../../../examples/conformance-client');
+/** The conformance suite's server fixture (it has the Tasks extension's tools), `--stdio` or `--port N`. */
+export const CONFORMANCE_SERVER_PROJECT = here('../../../../examples/conformance-server');
+export const CONFORMANCE_SERVER_MAIN = here('../../../../examples/conformance-server/dist/main.js');
 export const TRANSPORTS_PROJECT = here('../../../../examples/client-transports');
 export const TRANSPORTS_MAIN = here('../../../../examples/client-transports/dist/main.js');
 export const CONFORMANCE_CLIENT = here('../../../../examples/conformance-client/dist/index.js');
