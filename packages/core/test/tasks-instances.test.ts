@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryTaskStore, type StoredTask, type TaskStore } from '../src/index.js';
 import { run } from './helpers/run.js';
-import { callWithTasks, ended, tasksRequest, tasksServer, waitForTask } from './helpers/tasks.js';
+import { callWithTasks, ended, stored, tasksRequest, tasksServer, waitForTask } from './helpers/tasks.js';
 
 /** A store an instance reaches through a link that can be cut (the instance crashed or lost its network). */
 function cuttable(store: TaskStore): TaskStore & { cut(): void } {
@@ -119,22 +119,15 @@ describe('Tasks across instances sharing a store', () => {
   it('a live task of this instance that it no longer runs is failed when read (its worker is gone)', async () => {
     const store = createMemoryTaskStore();
     const a = tasksServer({ store });
-    const now = Date.now();
-    await store.create({
-      taskId: '11111111-1111-4111-8111-111111111111',
-      owner: null,
-      method: 'tools/call',
-      protocolVersion: '2026-07-28',
-      status: 'working',
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: null,
-      pollIntervalMs: 10,
-      expiresAt: null,
-      revision: 1,
-      worker: a.tasks.id,
-      leaseUntil: now + 60_000,
-    });
+    await store.create(
+      stored('11111111-1111-4111-8111-111111111111', {
+        ttlMs: null,
+        pollIntervalMs: 10,
+        expiresAt: null,
+        worker: a.tasks.id,
+        leaseUntil: Date.now() + 60_000,
+      }),
+    );
     expect((await get(a.runtime, '11111111-1111-4111-8111-111111111111')).result.status).toBe('failed');
   });
 });

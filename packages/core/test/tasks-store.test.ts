@@ -1,27 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMemoryTaskStore, type StoredTask } from '../src/index.js';
+import { createMemoryTaskStore } from '../src/index.js';
 import { run } from './helpers/run.js';
-import { callWithTasks, ended, tasksRequest, tasksServer, waitForTask } from './helpers/tasks.js';
-
-function stored(taskId: string, extra: Partial<StoredTask> = {}): StoredTask {
-  const now = Date.now();
-  return {
-    taskId,
-    owner: null,
-    method: 'tools/call',
-    protocolVersion: '2026-07-28',
-    status: 'working',
-    createdAt: now,
-    lastUpdatedAt: now,
-    ttlMs: 1000,
-    pollIntervalMs: 100,
-    expiresAt: now + 1000,
-    revision: 1,
-    worker: 'w',
-    leaseUntil: now + 1000,
-    ...extra,
-  };
-}
+import { callWithTasks, ended, stored, tasksRequest, tasksServer, waitForTask } from './helpers/tasks.js';
 
 describe('createMemoryTaskStore', () => {
   afterEach(() => vi.useRealTimers());

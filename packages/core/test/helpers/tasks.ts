@@ -213,3 +213,24 @@ export const ended = (task: StoredTask) =>
   task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled';
 
 export type { TaskManager };
+
+/** A stored task with every field set (working, anonymous, 1 s to live), `extra` overriding. */
+export function stored(taskId: string, extra: Partial<StoredTask> = {}): StoredTask {
+  const now = Date.now();
+  return {
+    taskId,
+    owner: null,
+    method: 'tools/call',
+    protocolVersion: '2026-07-28',
+    status: 'working',
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: 1000,
+    pollIntervalMs: 100,
+    expiresAt: now + 1000,
+    revision: 1,
+    worker: 'w',
+    leaseUntil: now + 1000,
+    ...extra,
+  };
+}
