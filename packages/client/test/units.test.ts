@@ -243,7 +243,7 @@ describe('result cache', () => {
 describe('errors', () => {
   it('declares every local code once, as SNODO_ERR_* with a message', () => {
     const codes = Object.keys(CLIENT_ERRORS);
-    expect(codes.length).toBe(19);
+    expect(codes.length).toBe(20);
     for (const code of codes) expect(code).toMatch(/^SNODO_ERR_[A-Z_]+$/);
   });
 
