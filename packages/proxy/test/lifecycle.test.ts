@@ -58,11 +58,12 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
     const progressed = new Promise<void>((resolve) => {
       started = resolve;
     });
-    const doomed = client.callTool('extra.sleep', { ms: 60_000 }, { onProgress: () => started() });
+    // Observed from the start: its rejection may arrive while removeBackend is still settling.
+    const doomed = rpcError(client.callTool('extra.sleep', { ms: 60_000 }, { onProgress: () => started() }));
     running.push(client.callTool('gate.wait'));
     await progressed;
     await proxy.removeBackend('extra');
-    expect(await rpcError(doomed)).toMatchObject(UNAVAILABLE);
+    expect(await doomed).toMatchObject(UNAVAILABLE);
     await next(iterator, 'notifications/tools/list_changed');
     expect(await rpcError(client.callTool('extra.echo', { text: 'x' }))).toMatchObject({
       code: -32602,
