@@ -15,8 +15,9 @@ export interface DeadlineItem {
  *   timeout 50:     head ─► D(t1+50ms) ◄─ tail                           timer armed for ≥ D
  *
  * - within a list, deadlineAt never decreases from head to tail (performance.now() is monotonic).
- * - a list with items always has a timer, due no later than its head's deadline; an item never
- *   expires before its deadline (a timer that fires early re-arms for the rest).
+ * - a list with items always has a timer, due no later than its head's deadline; an item expires
+ *   when a timer armed for its deadline (or a later one) fires, never before: as with a timer per
+ *   item, the host's timer decides when the delay has passed.
  * - removing an item never re-arms: the timer may then fire for an item already gone, finds the new
  *   head not yet due, and re-arms for it. With steady traffic that is one timer firing per timeout.
  * - an empty list keeps its timer, unref'd where the host has unref (Node), so that a burst of
@@ -71,9 +72,11 @@ export class DeadlineList {
 
   /** Expires every item that is due, then re-arms for the next one (or leaves no timer). */
   fire(): void {
+    // The host fired the timer: as for a timer per item, its delay has passed, whatever the clock
+    // reads (a host's timer clock and performance.now() may drift apart, and tests fake timers alone).
+    const now = Math.max(performance.now(), this.#timerAt);
     this.#timer = undefined;
     this.#timerAt = Number.POSITIVE_INFINITY;
-    const now = performance.now();
     for (let item = this.#head; item !== undefined && item.deadlineAt <= now; item = this.#head) {
       this.remove(item);
       this.#expire(item);
