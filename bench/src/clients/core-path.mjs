@@ -37,9 +37,12 @@ async function load(path, root) {
   let core;
   let server;
   try {
-    core = root === undefined ? await importSnodo('@snodo/core') : await import(resolveIn(root, '@snodo/core'));
+    core =
+      root === undefined ? await importSnodo('@snodo/core') : await import(resolveIn(root, '@snodo/core'));
     server =
-      root === undefined ? await importSnodo('everything/server') : await import(resolveIn(root, 'everything/server'));
+      root === undefined
+        ? await importSnodo('everything/server')
+        : await import(resolveIn(root, 'everything/server'));
   } catch (error) {
     console.log(JSON.stringify({ unavailable: error.message.split('\n')[0] }));
     process.exit(0);
