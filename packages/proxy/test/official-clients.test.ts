@@ -34,8 +34,10 @@ const sampled = (user: User) => ({
   content: { type: 'text' as const, text: `answered by ${user}` },
 });
 
-function joined(result: { content?: unknown }): string {
-  return ((result.content ?? []) as { text?: string }[]).map((block) => block.text ?? '').join('\n');
+function joined(result: object): string {
+  return (((result as { content?: unknown }).content ?? []) as { text?: string }[])
+    .map((block) => block.text ?? '')
+    .join('\n');
 }
 
 describe('official SDK clients through the proxy, each its own principal', () => {
