@@ -4,6 +4,7 @@ import { type ChangeStats, RedisChangeHub } from './change-hub.js';
 import { type ConnectionHealth, RedisLink } from './link.js';
 import { type RedisOptions, resolveRedisOptions } from './options.js';
 import { RedisSessionStore } from './session-store.js';
+import { RedisTaskStore } from './task-store.js';
 
 /** What `health()` reports: the Redis link of this instance and what the fan-out missed. */
 export interface RedisHealth {
@@ -24,6 +25,8 @@ export interface SnodoRedis {
   readonly sessionStore: RedisSessionStore;
   /** Core's `ChangeHub`, fanned out to every instance: the `hub` of `createServer`; notify through it. */
   readonly hub: ChangeHub & { readonly stats: ChangeStats };
+  /** Core's `TaskStore`, shared by every instance: the `store` of `createTaskManager`. */
+  readonly taskStore: RedisTaskStore;
   /** The state of the link, with a PING on each connection (bounded by `commandTimeout`); never rejects. */
   health(): Promise<RedisHealth>;
   /** Closes both connections; the store and the hub's publishes fail with `SNODO_ERR_REDIS_CLOSED` after. Idempotent. */
@@ -44,8 +47,10 @@ export async function connectRedis(options: RedisOptions): Promise<SnodoRedis> {
   const instanceId = randomUUID();
   await link.connect();
   const hub = new RedisChangeHub(link, config, instanceId);
+  const taskStore = new RedisTaskStore(link, config, instanceId);
   try {
     await hub.start();
+    await taskStore.start();
   } catch (error) {
     await link.close();
     throw error;
@@ -54,6 +59,7 @@ export async function connectRedis(options: RedisOptions): Promise<SnodoRedis> {
     instanceId,
     sessionStore: new RedisSessionStore(link, config),
     hub,
+    taskStore,
     async health(): Promise<RedisHealth> {
       const { ok, commands, subscriber } = await link.health();
       const changes = hub.stats;

@@ -10,3 +10,5 @@ export const DEFAULT_CONNECT_TIMEOUT = 10_000;
 export const DEFAULT_MAX_RECONNECT_DELAY = 2_000;
 /** Largest change message published or accepted, in bytes (a resource URI is most of it). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 65_536;
+/** Times a task update reads the task again after another instance changed it meanwhile (`SNODO_ERR_TASK_CONFLICT` after). */
+export const DEFAULT_TASK_UPDATE_ATTEMPTS = 16;

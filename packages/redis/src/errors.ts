@@ -11,6 +11,7 @@ export const REDIS_ERRORS = Object.freeze({
   SNODO_ERR_REDIS_COMMAND: 'Redis answered a command with an error',
   SNODO_ERR_REDIS_CLOSED: 'The Redis link was closed',
   SNODO_ERR_MESSAGE_TOO_LARGE: 'A change message exceeds maxMessageBytes',
+  SNODO_ERR_TASK_CONFLICT: 'A task kept changing under its update for taskUpdateAttempts attempts',
 });
 
 export type RedisErrorCode = keyof typeof REDIS_ERRORS;

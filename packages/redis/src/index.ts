@@ -7,8 +7,10 @@ export {
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RECONNECT_DELAY,
   DEFAULT_PREFIX,
+  DEFAULT_TASK_UPDATE_ATTEMPTS,
 } from './defaults.js';
 export { REDIS_ERRORS, RedisError, type RedisErrorCode } from './errors.js';
 export type { ConnectionHealth, ConnectionState } from './link.js';
 export type { RedisOptions } from './options.js';
 export type { RedisSessionStore } from './session-store.js';
+export type { RedisTaskStore, TaskStoreStats } from './task-store.js';

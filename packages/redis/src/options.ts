@@ -1,5 +1,6 @@
 import {
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_TASKS,
   DEFAULT_SESSION_IDLE_TIMEOUT,
   MAX_REQUEST_TIMEOUT,
   SnodoError,
@@ -11,6 +12,7 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RECONNECT_DELAY,
   DEFAULT_PREFIX,
+  DEFAULT_TASK_UPDATE_ATTEMPTS,
 } from './defaults.js';
 
 /** Options of `connectRedis`. */
@@ -31,6 +33,10 @@ export interface RedisOptions {
   maxReconnectDelay?: number;
   /** Largest change message published or accepted, in bytes. Default 65,536. */
   maxMessageBytes?: number;
+  /** Tasks held across the cluster by `taskStore`, running and finished; a new one beyond it is refused. Default 1,000. */
+  maxTasks?: number;
+  /** Times a task update computes its change again when another instance changed the task meanwhile. Default 16. */
+  taskUpdateAttempts?: number;
 }
 
 /** Options validated once, defaults filled in. */
@@ -43,6 +49,8 @@ export interface RedisConfig {
   readonly connectTimeout: number;
   readonly maxReconnectDelay: number;
   readonly maxMessageBytes: number;
+  readonly maxTasks: number;
+  readonly taskUpdateAttempts: number;
 }
 
 export const REDIS_OPTION_NAMES: readonly (keyof RedisOptions)[] = [
@@ -54,6 +62,8 @@ export const REDIS_OPTION_NAMES: readonly (keyof RedisOptions)[] = [
   'connectTimeout',
   'maxReconnectDelay',
   'maxMessageBytes',
+  'maxTasks',
+  'taskUpdateAttempts',
 ];
 
 export function resolveRedisOptions(options: RedisOptions): RedisConfig {
@@ -79,6 +89,12 @@ export function resolveRedisOptions(options: RedisOptions): RedisConfig {
     connectTimeout: timer('connectTimeout', options.connectTimeout, DEFAULT_CONNECT_TIMEOUT),
     maxReconnectDelay: timer('maxReconnectDelay', options.maxReconnectDelay, DEFAULT_MAX_RECONNECT_DELAY),
     maxMessageBytes: positiveInteger('maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    maxTasks: positiveInteger('maxTasks', options.maxTasks, DEFAULT_MAX_TASKS),
+    taskUpdateAttempts: positiveInteger(
+      'taskUpdateAttempts',
+      options.taskUpdateAttempts,
+      DEFAULT_TASK_UPDATE_ATTEMPTS,
+    ),
   });
 }
 

@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, SnodoError } from '@snodo/core';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_TASKS,
+  DEFAULT_SESSION_IDLE_TIMEOUT,
+  SnodoError,
+} from '@snodo/core';
 import { describe, expect, it } from 'vitest';
 import {
   connectRedis,
@@ -8,6 +13,7 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RECONNECT_DELAY,
   DEFAULT_PREFIX,
+  DEFAULT_TASK_UPDATE_ATTEMPTS,
   REDIS_ERRORS,
   RedisError,
   type RedisOptions,
@@ -45,7 +51,10 @@ describe('connectRedis options', () => {
       connectTimeout: DEFAULT_CONNECT_TIMEOUT,
       maxReconnectDelay: DEFAULT_MAX_RECONNECT_DELAY,
       maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
+      maxTasks: DEFAULT_MAX_TASKS,
+      taskUpdateAttempts: DEFAULT_TASK_UPDATE_ATTEMPTS,
     });
+    expect([DEFAULT_MAX_TASKS, DEFAULT_TASK_UPDATE_ATTEMPTS]).toEqual([1_000, 16]);
   });
 
   it('refuses an unknown option, listing every option the README documents', async () => {
@@ -84,6 +93,8 @@ describe('connectRedis options', () => {
       );
     }
     expect(refusal({ maxSessions: 1.5 })).toBe('maxSessions must be a positive integer, got 1.5');
+    expect(refusal({ maxTasks: 0 })).toBe('maxTasks must be a positive integer, got 0');
+    expect(refusal({ taskUpdateAttempts: 0 })).toBe('taskUpdateAttempts must be a positive integer, got 0');
   });
 });
 
@@ -95,6 +106,7 @@ describe('the error table', () => {
       'SNODO_ERR_REDIS_COMMAND',
       'SNODO_ERR_REDIS_CLOSED',
       'SNODO_ERR_MESSAGE_TOO_LARGE',
+      'SNODO_ERR_TASK_CONFLICT',
     ]);
     for (const code of Object.keys(REDIS_ERRORS)) expect(readme).toContain(`\`${code}\``);
   });

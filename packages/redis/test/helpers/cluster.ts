@@ -22,16 +22,21 @@ export function useRedis() {
     if (redis === undefined) throw new Error('redis-server is not started yet');
     return redis;
   };
+  /** One more instance under `prefix`, closed after the test. */
+  const join = async (prefix: string, options: Omit<RedisOptions, 'url' | 'prefix'> = {}) => {
+    const instance = await connectRedis({ url: server().url, prefix, ...options });
+    open.push(instance);
+    return instance;
+  };
   return {
     server,
+    join,
+    /** A prefix no other test uses. */
+    freshPrefix: () => `t${++prefixes}:`,
     async cluster(count: number, options: Omit<RedisOptions, 'url' | 'prefix'> = {}) {
       const prefix = `t${++prefixes}:`;
       const instances: SnodoRedis[] = [];
-      for (let i = 0; i < count; i++) {
-        const instance = await connectRedis({ url: server().url, prefix, ...options });
-        open.push(instance);
-        instances.push(instance);
-      }
+      for (let i = 0; i < count; i++) instances.push(await join(prefix, options));
       return { prefix, instances: instances as [SnodoRedis, SnodoRedis, ...SnodoRedis[]] };
     },
   };
