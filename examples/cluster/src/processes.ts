@@ -68,13 +68,15 @@ export async function startRedis(port?: number): Promise<Listening & { readonly 
 
 /**
  * One demo server (examples/everything) on a port of its choosing, a member of the cluster that
- * `redisUrl` holds: `secret` is its SNODO_MRTR_SECRET (one secret, or several comma-separated).
+ * `redisUrl` holds: `secret` is its SNODO_MRTR_SECRET (one secret, or several comma-separated);
+ * `args` go to the demo's command line after `--redis` (e.g. `--tasks`).
  */
 export async function startInstance(
   name: string,
-  options: { redisUrl: string; secret: string },
+  options: { redisUrl: string; secret: string; args?: readonly string[] },
 ): Promise<Listening & { readonly url: string }> {
-  const child = spawn(process.execPath, [DEMO, '--port', '0', '--redis', options.redisUrl], {
+  const args = [DEMO, '--port', '0', '--redis', options.redisUrl, ...(options.args ?? [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, SNODO_MRTR_SECRET: options.secret },
   });

@@ -2,17 +2,22 @@
 // The demo server's command line:
 //   node dist/main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS]
 //                             [--write-timeout MS] [--max-line-bytes N] [--console stderr|keep] [--stats]
+//                             [--tasks]
 //   node dist/main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS]
-//                             [--redis redis://HOST:PORT]
+//                             [--redis redis://HOST:PORT] [--tasks [--task-lease-ms MS]]
 // With --port it serves Streamable HTTP on http://127.0.0.1:N/mcp and prints that URL on stdout.
 // With --redis it is one member of a cluster behind a load balancer: sessions and change events
 // are shared through that Redis, and SNODO_MRTR_SECRET (required then: one secret of 32 characters
 // or more, or several comma-separated during a rotation, the first signing) gives the MRTR keys.
 // SNODO_MRTR_SECRET is also read without --redis.
+// --tasks turns on the Tasks extension (and the long_job tool, always a task); with --redis the
+// tasks live in that Redis (its taskStore), so any instance reads, answers and cancels any task and
+// a finished task outlives the instance that ran it; --task-lease-ms is the task manager's leaseMs
+// (how soon another instance reports a task of a killed instance as failed).
 // --stats prints the executor's counters as one JSON line on stderr when serving ends. --console is
 // serve's `console` option: while serving, console output goes to stderr (default) or stays put.
 import { parseArgs } from 'node:util';
-import { Executor, type MrtrKey } from '@snodo/core';
+import { createTaskManager, Executor, type MrtrKey } from '@snodo/core';
 import { connectRedis, type SnodoRedis } from '@snodo/redis';
 import { listen } from '@snodo/transport-http';
 import { type ServeOptions, serve } from '@snodo/transport-stdio';
@@ -20,8 +25,8 @@ import { mrtrKeysFromEnv } from './cluster.js';
 import { createEverythingServer } from './server.js';
 
 const USAGE =
-  'usage: main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--write-timeout MS] [--max-line-bytes N] [--console stderr|keep] [--stats]\n' +
-  '       main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--redis URL]';
+  'usage: main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--write-timeout MS] [--max-line-bytes N] [--console stderr|keep] [--stats] [--tasks]\n' +
+  '       main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--redis URL] [--tasks [--task-lease-ms MS]]';
 
 const { values } = parseArgs({
   options: {
@@ -36,6 +41,8 @@ const { values } = parseArgs({
     console: { type: 'string' },
     stats: { type: 'boolean', default: false },
     redis: { type: 'string' },
+    tasks: { type: 'boolean', default: false },
+    'task-lease-ms': { type: 'string' },
   },
   strict: true,
 });
@@ -73,7 +80,18 @@ if (values.redis !== undefined) {
     process.exit(1);
   }
 }
-const runtime = createEverythingServer(keys === undefined ? {} : { mrtr: { keys } }, shared?.hub);
+if (values['task-lease-ms'] !== undefined && !values.tasks) {
+  console.error(`--task-lease-ms needs --tasks\n${USAGE}`);
+  process.exit(2);
+}
+const leaseMs = integer('task-lease-ms');
+const tasks = values.tasks
+  ? createTaskManager({
+      ...(shared === undefined ? {} : { store: shared.taskStore }),
+      ...(leaseMs === undefined ? {} : { leaseMs }),
+    })
+  : undefined;
+const runtime = createEverythingServer(keys === undefined ? {} : { mrtr: { keys } }, shared?.hub, tasks);
 
 if (values.stdio) {
   const executor = new Executor({
@@ -120,6 +138,7 @@ if (values.stdio) {
       const stop = () => {
         server
           .close()
+          .then(() => tasks?.close())
           .then(() => shared?.close())
           .then(() => process.exit(0));
       };

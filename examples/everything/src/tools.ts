@@ -90,6 +90,23 @@ export const consoleTool = tool({
   },
 });
 
+/**
+ * With tasks on (`--tasks`): always a task (Tasks extension), working for `ms` while its status
+ * message says how far it got; stopped by `tasks/cancel`. Not in `TOOLS`: a server without a task
+ * manager cannot serve an `always` tool.
+ */
+export const longJob = tool({
+  name: 'long_job',
+  title: 'Long job',
+  description: 'Works ms milliseconds as a task: the client polls it with tasks/get, or cancels it',
+  task: 'always',
+  inputSchema: z.object({ ms: z.number().int().min(0).max(3_600_000) }),
+  handler: async ({ ms }, ctx) => {
+    await wait(ms, ctx.signal, (elapsed) => ctx.progress(elapsed, ms, `worked ${elapsed} of ${ms} ms`));
+    return `worked ${ms} ms`;
+  },
+});
+
 /** Every tool of the demo server, in one list; add new ones here. */
 export const TOOLS: ToolDefinition[] = [echo, add, sleep, fail, unicode, consoleTool];
 
