@@ -218,6 +218,8 @@ export class Backend {
       cache: false,
       connections,
       ...own,
+      // Backends' tasks: handed to frontends that declare the extension, followed for the others.
+      tasks: own.tasks ?? true,
       // Everything a frontend might answer: whether this one can is decided per request (-32021
       // otherwise); MCP Apps, so the catalog has the UI links and pages (shown to frontends that declared it).
       capabilities: {

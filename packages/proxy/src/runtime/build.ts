@@ -1,4 +1,11 @@
-import { createServer, type ProtocolVersion, type Runtime, UI_EXTENSION, UI_MIME_TYPE } from '@snodo/core';
+import {
+  createServer,
+  type ProtocolVersion,
+  type Runtime,
+  TASKS_EXTENSION,
+  UI_EXTENSION,
+  UI_MIME_TYPE,
+} from '@snodo/core';
 import { deriveRuntime } from '@snodo/core/internal';
 import { PROXY_EXTENSION } from '../defaults.js';
 import { optionError } from '../errors.js';
@@ -13,6 +20,7 @@ import {
   subscribable,
 } from './listen.js';
 import { operations } from './ops.js';
+import { TaskIds, tasksExtension } from './tasks.js';
 
 /** Options of `proxy.runtime()`: the frontend side. */
 export interface RuntimeOptions {
@@ -43,6 +51,8 @@ export function buildRuntime(
   const problem = policyProblem('authorization', options.authorization);
   if (problem) throw optionError(problem);
   const policy = options.authorization ?? fallback;
+  // Task handles verify on every proxy sharing the MRTR secret (else on this one only).
+  const scope = { core, policy, taskIds: new TaskIds(options.mrtr?.secret) };
   const base = createServer({
     name: options.name ?? 'snodo-proxy',
     version: options.version ?? PROXY_VERSION,
@@ -56,6 +66,8 @@ export function buildRuntime(
         // The aggregate only: no backend ids, no error details.
         methods: { 'proxy/health': () => ({ status: core.aggregate() }) },
       },
+      // Backends' tasks pass through, to frontends that declare the extension.
+      [TASKS_EXTENSION]: tasksExtension(scope),
     },
   });
   return deriveRuntime(base, {
@@ -73,7 +85,7 @@ export function buildRuntime(
       core.changes,
       (event) => event.type !== 'updated' || subscribable(core, policy, undefined, event.uri),
     ),
-    operations: operations(core, policy),
+    operations: operations(scope),
     openListen: listenOperation(core, policy),
     admitSubscribe: admitSubscribeOperation(core, policy),
     sessionHub: sessionHubOperation(core, policy),

@@ -1,10 +1,12 @@
-import { ProtocolError } from '@snodo/core';
-import type { Operation } from '@snodo/core/internal';
+import type { CallOptions, Task } from '@snodo/client';
+import { ProtocolError, TASKS_EXTENSION } from '@snodo/core';
+import { declaresExtension, type Operation } from '@snodo/core/internal';
 import { unavailable } from '../backend.js';
 import { rewritePromptResult, rewriteToolResult } from '../links.js';
 import { allowed } from '../policy.js';
 import { clean, forbidden, forwarding, objectParam, owner, type Scope, visible } from './context.js';
 import { forward } from './forward.js';
+import { frontTask, offersTasks } from './tasks.js';
 
 /** `tools/call`: the owning backend's tool by its original name; links in the result rewritten. */
 export function callToolOperation(scope: Scope): Operation {
@@ -25,13 +27,31 @@ export function callToolOperation(scope: Scope): Operation {
     // A call whose stream broke may have run: sent again only when the tool says that is harmless.
     const annotations = entry.item.definition.annotations as Record<string, unknown> | undefined;
     const reissue = annotations?.readOnlyHint === true || annotations?.idempotentHint === true;
-    const { result, route } = await forward(
-      forwarding(scope, backend, `tool "${name}"`, call),
-      (client, options) =>
-        client.callTool(entry.item.original, args, { ...options, reissue }) as Promise<
+    const what = `tool "${name}"`;
+    const forwarded = await forward(forwarding(scope, backend, what, call), async (client, options) => {
+      if (!offersTasks(client)) {
+        return client.callTool(entry.item.original, args, { ...options, reissue }) as Promise<
           Record<string, unknown>
-        >,
-    );
+        >;
+      }
+      // Declared on the frontend's behalf whether it did or not: the proxy follows the task then.
+      const start = await client.tasks.start(entry.item.original, args, {
+        ...options,
+        reissue,
+        ...(options.onBehalfOf ? { onBehalfOf: withTasks(options.onBehalfOf) } : {}),
+      });
+      return start.task ? { ...start.task, resultType: 'task' } : (start.result as Record<string, unknown>);
+    });
+    let { result, route } = forwarded;
+    if (result.resultType === 'task') {
+      if (declaresExtension(call.context.clientCapabilities, TASKS_EXTENSION)) {
+        return { ...frontTask(scope, backend, result, call.auth), resultType: 'task' };
+      }
+      route = backend.shared;
+      result = (await backend.call(what, undefined, (client) =>
+        client.tasks.follow(result as unknown as Task, { signal: call.context.signal }),
+      )) as Record<string, unknown>;
+    }
     const { ttlMs: _, cacheScope: __, ...rest } = clean(result);
     return rewriteToolResult({ snapshot: backend.snapshot, route }, rest);
   };
@@ -71,5 +91,16 @@ export function getPromptOperation(scope: Scope): Operation {
         >,
     );
     return rewritePromptResult({ snapshot: backend.snapshot, route }, clean(result));
+  };
+}
+
+/** The frontend's capabilities as the backend sees them, with the Tasks extension declared. */
+function withTasks(
+  onBehalfOf: NonNullable<CallOptions['onBehalfOf']>,
+): NonNullable<CallOptions['onBehalfOf']> {
+  const { capabilities } = onBehalfOf;
+  return {
+    ...onBehalfOf,
+    capabilities: { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } },
   };
 }

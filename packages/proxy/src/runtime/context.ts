@@ -8,6 +8,7 @@ import type { ParkedExchanges } from '../exchange.js';
 import { type AuthorizationPolicy, allowed, type Principal } from '../policy.js';
 import { type Owner, ownerOf } from '../principal.js';
 import type { Forwarding } from './forward.js';
+import type { TaskIds } from './tasks.js';
 
 /** What the runtime's operations read from the proxy, at each call. */
 export interface ProxyCore {
@@ -33,18 +34,24 @@ export interface ProxyCore {
 }
 
 /** What every operation of one runtime shares: the proxy, and the runtime's policy. */
-export interface Scope {
+/** What reading the catalog needs: the proxy, and the runtime's policy. */
+export interface CatalogScope {
   readonly core: ProxyCore;
   readonly policy: AuthorizationPolicy | undefined;
 }
 
+export interface Scope extends CatalogScope {
+  /** How this runtime's frontends name the backends' tasks. */
+  readonly taskIds: TaskIds;
+}
+
 /** Whether `principal` may see `entry` at all (what it cannot list is unknown to it). */
-export function visible(scope: Scope, principal: Principal, entry: Entry): boolean {
+export function visible(scope: CatalogScope, principal: Principal, entry: Entry): boolean {
   return allowed(scope.policy, 'canList', principal, entry.item);
 }
 
 /** The backend that owns `entry`, or `unknown()` thrown when it was removed meanwhile. */
-export function owner(scope: Scope, entry: Entry, unknown: () => ProtocolError): Backend {
+export function owner(scope: CatalogScope, entry: Entry, unknown: () => ProtocolError): Backend {
   const backend = scope.core.backend(entry.item.backend);
   if (!backend) throw unknown();
   return backend;

@@ -1,16 +1,11 @@
 import type { Operation } from '@snodo/core/internal';
-import type { AuthorizationPolicy } from '../policy.js';
 import { callToolOperation, getPromptOperation } from './calls.js';
-import type { ProxyCore } from './context.js';
+import type { Scope } from './context.js';
 import { listOperation } from './lists.js';
 import { completeOperation, readResourceOperation } from './reads.js';
 
 /** The core methods a proxy runtime answers itself, from the live catalog, with `policy`. */
-export function operations(
-  core: ProxyCore,
-  policy: AuthorizationPolicy | undefined,
-): Record<string, Operation> {
-  const scope = { core, policy };
+export function operations(scope: Scope): Record<string, Operation> {
   return {
     'tools/list': listOperation(scope, 'tools', 'tools'),
     'tools/call': callToolOperation(scope),

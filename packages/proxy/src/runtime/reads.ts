@@ -7,11 +7,20 @@ import { rewriteReadResult } from '../links.js';
 import { parseExposedUri } from '../names.js';
 import { allowed, type Principal } from '../policy.js';
 import type { Owner } from '../principal.js';
-import { callerOf, clean, forbidden, forwarding, owner, type Scope, visible } from './context.js';
+import {
+  type CatalogScope,
+  callerOf,
+  clean,
+  forbidden,
+  forwarding,
+  owner,
+  type Scope,
+  visible,
+} from './context.js';
 import { type Forwarded, forward } from './forward.js';
 
 /** A backend of that id exists but has no catalog yet (it never connected): its URIs are unavailable, not unknown. */
-function notConnectedYet(scope: Scope, id: string): boolean {
+function notConnectedYet(scope: CatalogScope, id: string): boolean {
   return scope.core.backend(id) !== undefined && !scope.core.merged().snapshots.has(id);
 }
 
@@ -22,7 +31,7 @@ function notConnectedYet(scope: Scope, id: string): boolean {
  * proxy does not choose for the backend.
  */
 export function resolve(
-  scope: Scope,
+  scope: CatalogScope,
   principal: Principal,
   uri: string,
   caller?: Owner,

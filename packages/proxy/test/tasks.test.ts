@@ -1,0 +1,224 @@
+// Tasks of a 2026-07-28 backend through the proxy: handed to a frontend that declares the Tasks
+// extension with their ids namespaced to the backend and bound to the caller, routed back by
+// tasks/get, tasks/update and tasks/cancel; followed to the end for a frontend that does not.
+import { connect } from '@snodo/client';
+import {
+  createServer,
+  createTaskManager,
+  dispatch,
+  type JsonRpcResponse,
+  type Runtime,
+  resource,
+  tool,
+} from '@snodo/core';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createProxy, type McpProxy } from '../src/index.js';
+
+const MODERN = '2026-07-28';
+const TASKS = 'io.modelcontextprotocol/tasks';
+let nextId = 1;
+
+/** A promise the test settles: the backend's `job` waits on it. */
+function latch() {
+  let release!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { opened, release, waiting: 0, aborted: 0 };
+}
+
+function backendServer(gate: ReturnType<typeof latch>) {
+  const tasks = createTaskManager({ pollIntervalMs: 10 });
+  const runtime = createServer({
+    name: 'backend',
+    version: '1.0.0',
+    tasks,
+    tools: [
+      tool({
+        name: 'job',
+        task: 'always',
+        handler: async (_args, context) => {
+          gate.waiting++;
+          await new Promise<void>((resolve, reject) => {
+            context.signal.addEventListener('abort', () => {
+              gate.aborted++;
+              reject(context.signal.reason);
+            });
+            gate.opened.then(resolve);
+          });
+          return { content: [{ type: 'resource_link', uri: 'demo://done', name: 'done' }] };
+        },
+      }),
+      tool({
+        name: 'confirm',
+        task: 'always',
+        handler: async (_args, context) => {
+          const answer = await context.elicit({
+            message: 'Sure?',
+            requestedSchema: { type: 'object', properties: { sure: { type: 'boolean' } } },
+          });
+          return `answer: ${answer.action}`;
+        },
+      }),
+      tool({ name: 'plain', handler: () => 'plain result' }),
+    ],
+    resources: [resource({ uri: 'demo://done', name: 'done', read: () => 'done' })],
+  });
+  return { runtime, tasks };
+}
+
+/** One 2026-07-28 request into the proxy runtime as `principal` (none: anonymous). */
+async function modern(
+  runtime: Runtime,
+  method: string,
+  params: Record<string, unknown>,
+  options: { tasks?: boolean; principal?: string } = {},
+) {
+  const capabilities =
+    options.tasks === false ? { elicitation: {} } : { elicitation: {}, extensions: { [TASKS]: {} } };
+  const outcome = await dispatch(
+    runtime,
+    {
+      jsonrpc: '2.0',
+      id: nextId++,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    },
+    options.principal === undefined ? {} : { auth: { principal: options.principal } },
+  );
+  if (outcome.type !== 'response') throw new Error(`expected a response, got ${outcome.type}`);
+  return outcome.message as JsonRpcResponse & { result?: any; error?: any };
+}
+
+describe('tasks through the proxy', () => {
+  let gate: ReturnType<typeof latch>;
+  let backend: ReturnType<typeof backendServer>;
+  let proxy: McpProxy;
+  let runtime: Runtime;
+
+  beforeEach(async () => {
+    gate = latch();
+    backend = backendServer(gate);
+    proxy = await createProxy({ backends: [{ id: 'b', target: { direct: backend.runtime }, prefix: 'b' }] });
+    runtime = proxy.runtime();
+  });
+  afterEach(async () => {
+    gate.release();
+    await proxy.close();
+    await backend.tasks.close();
+  });
+
+  it('declares the extension and hands a declaring frontend the backend task, its id namespaced to the backend', async () => {
+    const init = await modern(runtime, 'server/discover', {});
+    expect(init.result.capabilities.extensions[TASKS]).toEqual({});
+    const started = await modern(runtime, 'tools/call', { name: 'b.job', arguments: {} });
+    expect(started.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const taskId: string = started.result.taskId;
+    expect(taskId).toMatch(/^b:[A-Za-z0-9_-]{22}:[0-9a-f-]{36}$/);
+    const backendId = taskId.split(':')[2] as string;
+    expect((await backend.tasks.store.get(backendId))?.status).toBe('working');
+    const polled = await modern(runtime, 'tasks/get', { taskId });
+    expect(polled.result).toMatchObject({ resultType: 'complete', taskId, status: 'working' });
+    gate.release();
+    const done = await vi.waitFor(async () => {
+      const { result } = await modern(runtime, 'tasks/get', { taskId });
+      expect(result.status).toBe('completed');
+      return result;
+    });
+    // The result's links name the proxy's URIs, as an ordinary call's do.
+    expect(done.result.content[0]).toEqual({
+      type: 'resource_link',
+      uri: 'mcp-proxy://b/demo://done',
+      name: 'done',
+    });
+  });
+
+  it('tasks/cancel reaches the backend: its handler is stopped and the task ends cancelled', async () => {
+    const { taskId } = (await modern(runtime, 'tools/call', { name: 'b.job', arguments: {} })).result;
+    await vi.waitFor(() => expect(gate.waiting).toBe(1));
+    expect((await modern(runtime, 'tasks/cancel', { taskId })).result).toMatchObject({
+      resultType: 'complete',
+    });
+    await vi.waitFor(async () =>
+      expect((await modern(runtime, 'tasks/get', { taskId })).result.status).toBe('cancelled'),
+    );
+    expect(gate.aborted).toBe(1);
+  });
+
+  it('tasks/update carries the input answers to the backend task', async () => {
+    const { taskId } = (await modern(runtime, 'tools/call', { name: 'b.confirm', arguments: {} })).result;
+    const asked = await vi.waitFor(async () => {
+      const { result } = await modern(runtime, 'tasks/get', { taskId });
+      expect(result.status).toBe('input_required');
+      return result;
+    });
+    const [key] = Object.keys(asked.inputRequests);
+    await modern(runtime, 'tasks/update', {
+      taskId,
+      inputResponses: { [key as string]: { action: 'decline' } },
+    });
+    await vi.waitFor(async () =>
+      expect((await modern(runtime, 'tasks/get', { taskId })).result).toMatchObject({
+        status: 'completed',
+        result: { content: [{ type: 'text', text: 'answer: decline' }] },
+      }),
+    );
+  });
+
+  it('a task is bound to the caller: another principal, or a forged or unknown id, is not found', async () => {
+    const { taskId } = (
+      await modern(runtime, 'tools/call', { name: 'b.job', arguments: {} }, { principal: 'alice' })
+    ).result;
+    expect((await modern(runtime, 'tasks/get', { taskId }, { principal: 'alice' })).result.status).toBe(
+      'working',
+    );
+    const notFound = { code: -32602, message: 'Failed to retrieve task: Task not found' };
+    for (const [id, principal] of [
+      [taskId, 'mallory'],
+      [taskId, undefined],
+      [`b:${'A'.repeat(22)}:${taskId.split(':')[2]}`, 'alice'],
+      ['nope', 'alice'],
+      [taskId.replace(/^b:/, 'gone:'), 'alice'],
+    ] as const) {
+      expect((await modern(runtime, 'tasks/get', { taskId: id }, { principal })).error).toMatchObject(
+        notFound,
+      );
+      expect((await modern(runtime, 'tasks/cancel', { taskId: id }, { principal })).error).toMatchObject(
+        notFound,
+      );
+    }
+    expect(gate.aborted).toBe(0);
+  });
+
+  it('a frontend that did not declare the extension gets the plain result: the proxy follows the task', async () => {
+    const call = modern(runtime, 'tools/call', { name: 'b.job', arguments: {} }, { tasks: false });
+    await vi.waitFor(() => expect(gate.waiting).toBe(1));
+    gate.release();
+    const { result } = await call;
+    expect(result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'resource_link', name: 'done' }],
+    });
+    expect(backend.tasks.stats().created).toBe(1);
+    expect((await modern(runtime, 'tasks/get', { taskId: 'x' }, { tasks: false })).error.code).toBe(-32021);
+  });
+
+  it('our client with tasks: true follows a proxied task to its result; an ordinary tool stays ordinary', async () => {
+    const client = await connect({ direct: runtime }, { tasks: true });
+    try {
+      const call = client.callTool('b.job', {});
+      await vi.waitFor(() => expect(gate.waiting).toBe(1));
+      gate.release();
+      expect((await call).content[0]).toMatchObject({ type: 'resource_link', name: 'done' });
+      expect(await client.callTool('b.plain', {})).toMatchObject({ content: [{ text: 'plain result' }] });
+    } finally {
+      await client.close();
+    }
+  });
+});
