@@ -19,5 +19,6 @@ export { declaresExtension } from './router/extension.js';
 export { encodeCursor, paginate } from './router/pagination.js';
 export type { ListenCall, SessionOwner, SubscribeCall } from './router/runtime.js';
 export { compileSchema } from './router/schema.js';
+export { openExtensionFeeds } from './subscriptions/extension-feeds.js';
 export { openListen } from './subscriptions/listen.js';
 export { createTaskResult, detailedTask, isTerminal } from './tasks/wire.js';

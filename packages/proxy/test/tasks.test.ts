@@ -221,4 +221,29 @@ describe('tasks through the proxy', () => {
       await client.close();
     }
   });
+
+  it('notifications/tasks of the backend reach a frontend listening for the task, its id namespaced', async () => {
+    const client = await connect({ direct: runtime }, { tasks: true });
+    try {
+      const { task } = await client.tasks.start('b.job', {});
+      const taskId = task?.taskId as string;
+      const forged = `b:${'A'.repeat(22)}:${taskId.split(':')[2]}`;
+      const subscription = client.listen({ taskIds: [taskId, forged, 'nope'] } as never);
+      expect(await subscription.ready).toEqual({ taskIds: [taskId] });
+      gate.release();
+      const statuses: string[] = [];
+      for await (const notification of subscription) {
+        const params = notification.params as Record<string, any>;
+        expect(params.taskId).toBe(taskId);
+        statuses.push(params.status);
+        if (params.status === 'completed') {
+          expect(params.result.content[0].uri).toBe('mcp-proxy://b/demo://done');
+          break;
+        }
+      }
+      expect(statuses.at(-1)).toBe('completed');
+    } finally {
+      await client.close();
+    }
+  });
 });

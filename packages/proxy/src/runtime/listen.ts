@@ -5,7 +5,7 @@ import {
   type SessionOwner,
   type SubscriptionFilter,
 } from '@snodo/core';
-import { type ListenCall, openListen, type SubscribeCall } from '@snodo/core/internal';
+import { type ListenCall, openExtensionFeeds, openListen, type SubscribeCall } from '@snodo/core/internal';
 import { unavailable } from '../backend.js';
 import { exposedUri } from '../names.js';
 import { type AuthorizationPolicy, allowed, type Principal } from '../policy.js';
@@ -116,7 +116,14 @@ export function listenOperation(core: ProxyCore, policy: AuthorizationPolicy | u
       const uris = await admit(core, policy, owner, filter.resourceSubscriptions ?? []);
       if (uris.length > 0) admitted.resourceSubscriptions = uris;
       const hub = core.hubFor(owner, passFor(core, policy, auth));
-      return openListen({ ...call.runtime, hub }, call.id, admitted, call.queueSize);
+      // The extensions' parts of the filter (the Tasks extension's taskIds: relayed from the backends).
+      const feeds = await openExtensionFeeds(
+        call.runtime,
+        filter as Record<string, unknown>,
+        call.selection,
+        auth,
+      );
+      return openListen({ ...call.runtime, hub }, call.id, admitted, call.queueSize, feeds);
     } finally {
       core.unpin(owner);
     }

@@ -1,6 +1,14 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import type { Client, Task } from '@snodo/client';
-import { type AuthInfo, type ExtensionDefinition, ProtocolError, TASKS_EXTENSION } from '@snodo/core';
+import type { Client, Subscription, Task } from '@snodo/client';
+import {
+  type AuthInfo,
+  type ExtensionDefinition,
+  type ExtensionListenFeed,
+  type ExtensionListenRequest,
+  ProtocolError,
+  type SubscriptionFilter,
+  TASKS_EXTENSION,
+} from '@snodo/core';
 import type { Backend } from '../backend.js';
 import { rewriteToolResult } from '../links.js';
 import { clean, type Scope } from './context.js';
@@ -114,6 +122,7 @@ export function tasksExtension(scope: Scope): ExtensionDefinition {
   return {
     undeclared: 'missing-capability',
     modernOnly: true,
+    listen: (request) => relayTasks(scope, request),
     nameParams: { 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' },
     methods: {
       'tasks/get': (params, context) =>
@@ -139,5 +148,74 @@ export function tasksExtension(scope: Scope): ExtensionDefinition {
           return {};
         }),
     },
+  };
+}
+
+/**
+ * `notifications/tasks` for a listen whose filter names proxied task ids: one
+ * `subscriptions/listen` per backend for the caller's tasks there, each notification relayed with
+ * its task id wrapped again. Ids that are not the caller's, or that their backend did not honour,
+ * are left out of the acknowledgement, as core leaves out unknown ones.
+ */
+async function relayTasks(
+  scope: Scope,
+  request: ExtensionListenRequest,
+): Promise<ExtensionListenFeed | undefined> {
+  const { taskIds } = request.filter;
+  if (taskIds === undefined) return undefined;
+  if (!request.declared) throw ProtocolError.missingCapability({ extensions: { [TASKS_EXTENSION]: {} } });
+  if (!Array.isArray(taskIds) || taskIds.some((id) => typeof id !== 'string')) {
+    throw ProtocolError.invalidParams('notifications.taskIds must be an array of task id strings');
+  }
+  const byBackend = new Map<string, string[]>();
+  for (const id of new Set(taskIds as string[])) {
+    const ids = scope.taskIds.unwrap(id, request.auth);
+    if (!ids) continue;
+    byBackend.set(ids.backendId, [...(byBackend.get(ids.backendId) ?? []), ids.taskId]);
+  }
+  const opened: { backend: Backend; subscription: Subscription }[] = [];
+  const honoured: string[] = [];
+  for (const [backendId, ids] of byBackend) {
+    const backend = scope.core.backend(backendId);
+    const client = backend?.client;
+    if (!backend || !client || !offersTasks(client)) continue;
+    const subscription = client.listen({ taskIds: ids } as SubscriptionFilter);
+    try {
+      const acknowledged = (await subscription.ready) as { taskIds?: unknown };
+      const kept = Array.isArray(acknowledged.taskIds) ? (acknowledged.taskIds as string[]) : [];
+      if (kept.length === 0) {
+        await subscription.close();
+        continue;
+      }
+      for (const id of kept) honoured.push(scope.taskIds.wrap(backendId, id, request.auth));
+      opened.push({ backend, subscription });
+    } catch {
+      // The backend could not be asked (down, or it refused): its tasks are not honoured.
+      await subscription.close().catch(() => undefined);
+    }
+  }
+  const closeAll = () => {
+    for (const { subscription } of opened) subscription.close().catch(() => undefined);
+  };
+  return {
+    honoured: { taskIds: honoured },
+    start(send) {
+      for (const { backend, subscription } of opened) {
+        void (async () => {
+          try {
+            for await (const notification of subscription) {
+              if (notification.method !== 'notifications/tasks') continue;
+              const params = (notification.params ?? {}) as Record<string, unknown>;
+              const { _meta: _, ...task } = params;
+              if (!send('notifications/tasks', frontTask(scope, backend, task, request.auth))) break;
+            }
+          } catch {
+            // The backend's stream ended with an error: its tasks are polled from here on.
+          }
+        })();
+      }
+      return closeAll;
+    },
+    cancel: closeAll,
   };
 }
