@@ -209,6 +209,20 @@ describe('tasks through the proxy', () => {
     expect((await modern(runtime, 'tasks/get', { taskId: 'x' }, { tasks: false })).error.code).toBe(-32021);
   });
 
+  it('a followed task that asks for input fails the call with the reason and is cancelled on the backend', async () => {
+    const { error } = await modern(
+      runtime,
+      'tools/call',
+      { name: 'b.confirm', arguments: {} },
+      { tasks: false },
+    );
+    expect(error).toMatchObject({
+      code: -32603,
+      message: 'elicitation/create: no request of the proxy to this server is waiting for input',
+    });
+    await vi.waitFor(() => expect(backend.tasks.stats().cancelled).toBe(1));
+  });
+
   it('our client with tasks: true follows a proxied task to its result; an ordinary tool stays ordinary', async () => {
     const client = await connect({ direct: runtime }, { tasks: true });
     try {

@@ -48,8 +48,13 @@ export function callToolOperation(scope: Scope): Operation {
         return { ...frontTask(scope, backend, result, call.auth), resultType: 'task' };
       }
       route = backend.shared;
+      const task = result as unknown as Task;
       result = (await backend.call(what, undefined, (client) =>
-        client.tasks.follow(result as unknown as Task, { signal: call.context.signal }),
+        client.tasks.follow(task, { signal: call.context.signal }).catch((error: unknown) => {
+          // The call failed here (e.g. the task asked for input this frontend cannot give): stop it there too.
+          client.tasks.cancel(task.taskId).catch(() => undefined);
+          throw error;
+        }),
       )) as Record<string, unknown>;
     }
     const { ttlMs: _, cacheScope: __, ...rest } = clean(result);
