@@ -260,4 +260,21 @@ describe('tasks through the proxy', () => {
       await client.close();
     }
   });
+
+  it('a backend whose client does not declare tasks (clientOptions.tasks: false) answers ordinary calls', async () => {
+    const plain = await createProxy({
+      backends: [
+        { id: 'p', target: { direct: backend.runtime }, prefix: 'p', clientOptions: { tasks: false } },
+      ],
+    });
+    try {
+      const front = plain.runtime();
+      const refused = await modern(front, 'tools/call', { name: 'p.job', arguments: {} });
+      expect(refused.error).toMatchObject({ code: -32021 });
+      const { result } = await modern(front, 'tools/call', { name: 'p.plain', arguments: {} });
+      expect(result).toMatchObject({ resultType: 'complete', content: [{ text: 'plain result' }] });
+    } finally {
+      await plain.close();
+    }
+  });
 });

@@ -30,15 +30,19 @@ export function callToolOperation(scope: Scope): Operation {
     const what = `tool "${name}"`;
     const forwarded = await forward(forwarding(scope, backend, what, call), async (client, options) => {
       if (!offersTasks(client)) {
-        return client.callTool(entry.item.original, args, { ...options, reissue }) as Promise<
-          Record<string, unknown>
-        >;
+        // A client that did not declare tasks cannot take a handle: the backend must not give one.
+        const onBehalfOf = options.onBehalfOf && tasksDeclared(options.onBehalfOf, false);
+        return client.callTool(entry.item.original, args, {
+          ...options,
+          reissue,
+          ...(onBehalfOf ? { onBehalfOf } : {}),
+        }) as Promise<Record<string, unknown>>;
       }
       // Declared on the frontend's behalf whether it did or not: the proxy follows the task then.
       const start = await client.tasks.start(entry.item.original, args, {
         ...options,
         reissue,
-        ...(options.onBehalfOf ? { onBehalfOf: withTasks(options.onBehalfOf) } : {}),
+        ...(options.onBehalfOf ? { onBehalfOf: tasksDeclared(options.onBehalfOf, true) } : {}),
       });
       return start.task ? { ...start.task, resultType: 'task' } : (start.result as Record<string, unknown>);
     });
@@ -99,13 +103,13 @@ export function getPromptOperation(scope: Scope): Operation {
   };
 }
 
-/** The frontend's capabilities as the backend sees them, with the Tasks extension declared. */
-function withTasks(
+/** The frontend's capabilities as the backend sees them, with the Tasks extension declared or not. */
+function tasksDeclared(
   onBehalfOf: NonNullable<CallOptions['onBehalfOf']>,
+  declared: boolean,
 ): NonNullable<CallOptions['onBehalfOf']> {
   const { capabilities } = onBehalfOf;
-  return {
-    ...onBehalfOf,
-    capabilities: { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } },
-  };
+  const { [TASKS_EXTENSION]: _, ...others } = capabilities.extensions ?? {};
+  const extensions = declared ? { ...others, [TASKS_EXTENSION]: {} } : others;
+  return { ...onBehalfOf, capabilities: { ...capabilities, extensions } };
 }
