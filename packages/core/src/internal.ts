@@ -21,3 +21,8 @@ export type { ListenCall, SessionOwner, SubscribeCall } from './router/runtime.j
 export { compileSchema } from './router/schema.js';
 export { openListen } from './subscriptions/listen.js';
 export { createTaskResult, detailedTask, isTerminal } from './tasks/wire.js';
+export { instruments } from './telemetry/instruments.js';
+export { ATTR, idText, targetOf } from './telemetry/names.js';
+export { loadedOtel, loadOtel, type Otel } from './telemetry/otel.js';
+export { traceFields } from './telemetry/propagation.js';
+export { errorMessage } from './telemetry/request-trace.js';
