@@ -2,6 +2,7 @@ import type { Dialect } from '../dialects/dialect.js';
 import { dialectFor } from '../dialects/registry.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
+import { queueWait } from '../executor/observe.js';
 import type { RequestId } from '../json/int.js';
 import { classifyMessage, type DecodedSingle } from '../jsonrpc/decode.js';
 import {
@@ -20,7 +21,6 @@ import { openExtensionFeeds } from '../subscriptions/extension-feeds.js';
 import { honouredFilter, openListen, parseFilter } from '../subscriptions/listen.js';
 import { type ErrorSource, reportError } from '../telemetry/hooks.js';
 import { loadedOtel, loadOtel } from '../telemetry/otel.js';
-import { queueWait } from '../telemetry/queue-wait.js';
 import { RequestTrace } from '../telemetry/request-trace.js';
 import type { AuthInfo } from './context.js';
 import { createHandlerContext, type InputRound } from './handler-context.js';

@@ -1,8 +1,7 @@
-import { trackExecutor } from '../telemetry/instruments.js';
-import { startAfterWait } from '../telemetry/queue-wait.js';
 import { type DeadlineItem, DeadlineList } from './deadlines.js';
 import { ExecutorError } from './errors.js';
 import { Fifo, type FifoItem } from './fifo.js';
+import { startAfterWait, trackExecutor } from './observe.js';
 
 export const DEFAULT_MAX_CONCURRENCY = 64;
 export const DEFAULT_MAX_QUEUE = 256;

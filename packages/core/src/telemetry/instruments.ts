@@ -1,5 +1,6 @@
 import type { Histogram, Meter, MeterProvider, Tracer, UpDownCounter } from '@opentelemetry/api';
 import type { ExecutorStats } from '../executor/executor.js';
+import { executorStats } from '../executor/observe.js';
 import { DURATION_BUCKETS, METRIC } from './names.js';
 import type { Otel } from './otel.js';
 
@@ -60,22 +61,9 @@ function makeInstruments(meter: Meter): Omit<Instruments, 'tracer'> {
   };
 }
 
-/** Live executors, observed by the `snodo.executor.*` gauges; held weakly so none is kept alive. */
-const executors = new Set<WeakRef<{ stats(): ExecutorStats }>>();
-
-export function trackExecutor(executor: { stats(): ExecutorStats }): void {
-  executors.add(new WeakRef(executor));
-}
-
 function totals(): Pick<ExecutorStats, 'running' | 'queued' | 'rejected' | 'subscriptions'> {
   const sum = { running: 0, queued: 0, rejected: 0, subscriptions: 0 };
-  for (const ref of executors) {
-    const executor = ref.deref();
-    if (!executor) {
-      executors.delete(ref);
-      continue;
-    }
-    const stats = executor.stats();
+  for (const stats of executorStats()) {
     sum.running += stats.running;
     sum.queued += stats.queued;
     sum.rejected += stats.rejected;
