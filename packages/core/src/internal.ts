@@ -26,3 +26,4 @@ export { ATTR, idText, targetOf } from './telemetry/names.js';
 export { loadedOtel, loadOtel, type Otel } from './telemetry/otel.js';
 export { traceFields } from './telemetry/propagation.js';
 export { errorMessage } from './telemetry/request-trace.js';
+export { pipeSession, trackSession } from './telemetry/session.js';
