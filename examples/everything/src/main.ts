@@ -11,6 +11,7 @@
 // SNODO_MRTR_SECRET is also read without --redis.
 // --stats prints the executor's counters as one JSON line on stderr when serving ends. --console is
 // serve's `console` option: while serving, console output goes to stderr (default) or stays put.
+// OTEL_TRACES_EXPORTER=console|otlp traces every request with the OpenTelemetry SDK (src/tracing.ts).
 import { parseArgs } from 'node:util';
 import { Executor, type MrtrKey } from '@snodo/core';
 import { connectRedis, type SnodoRedis } from '@snodo/redis';
@@ -18,6 +19,7 @@ import { listen } from '@snodo/transport-http';
 import { type ServeOptions, serve } from '@snodo/transport-stdio';
 import { mrtrKeysFromEnv } from './cluster.js';
 import { createEverythingServer } from './server.js';
+import { startTracing } from './tracing.js';
 
 const USAGE =
   'usage: main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--write-timeout MS] [--max-line-bytes N] [--console stderr|keep] [--stats]\n' +
@@ -73,6 +75,13 @@ if (values.redis !== undefined) {
     process.exit(1);
   }
 }
+let stopTracing: (() => Promise<void>) | undefined;
+try {
+  stopTracing = await startTracing(values.stdio === true);
+} catch (error) {
+  console.error(`everything: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
 const runtime = createEverythingServer(keys === undefined ? {} : { mrtr: { keys } }, shared?.hub);
 
 if (values.stdio) {
@@ -88,8 +97,9 @@ if (values.stdio) {
     // serve refuses anything but 'stderr' and 'keep' (SNODO_ERR_INVALID_OPTION).
     console: values.console as ServeOptions['console'],
   }).then(
-    () => {
+    async () => {
       if (values.stats) console.error(`executor stats ${JSON.stringify(executor.stats())}`);
+      await stopTracing?.();
     },
     (error: unknown) => {
       const code = (error as { code?: unknown } | null)?.code;
@@ -121,6 +131,7 @@ if (values.stdio) {
         server
           .close()
           .then(() => shared?.close())
+          .then(() => stopTracing?.())
           .then(() => process.exit(0));
       };
       process.once('SIGINT', stop);

@@ -15,7 +15,8 @@ import { createServer, tool } from '@snodo/core';
 import { listen, type McpHttpServer } from '@snodo/transport-http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Client, connect } from '../src/index.js';
+import { type Client, connect, StdioTransport } from '../src/index.js';
+import { DEMO_MAIN } from './helpers/paths.js';
 
 const spans = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
@@ -156,5 +157,41 @@ describe('client spans', () => {
     expect(served.attributes['network.transport']).toBe('tcp');
     const expected = `00-${sent.spanContext().traceId}-${sent.spanContext().spanId}-01`;
     expect(seen.map((headers) => headers.traceparent)).toEqual([expected]);
+  });
+
+  it('the demo server with OTEL_TRACES_EXPORTER=console prints its span, child of the client span, on stderr (stdio)', async () => {
+    let stderr = '';
+    let found!: (line: Record<string, unknown>) => void;
+    const served = new Promise<Record<string, unknown>>((resolve) => {
+      found = resolve;
+    });
+    const transport = new StdioTransport(
+      {
+        command: process.execPath,
+        args: [DEMO_MAIN, '--stdio'],
+        env: { PATH: process.env.PATH, OTEL_TRACES_EXPORTER: 'console' },
+      },
+      {
+        onStderr: (text) => {
+          stderr += text;
+          for (const line of stderr.split('\n').filter((item) => item.startsWith('{'))) {
+            const span = JSON.parse(line) as Record<string, unknown>;
+            if (span.name === 'tools/call echo') found(span);
+          }
+        },
+      },
+    );
+    const client = await connect({ transport });
+    clients.push(client);
+    spans.reset();
+    await client.callTool('echo', { message: 'traced demo' });
+    const sent = named('tools/call echo', SpanKind.CLIENT);
+    const span = await served;
+    expect(span).toMatchObject({
+      traceId: sent.spanContext().traceId,
+      parentSpanId: sent.spanContext().spanId,
+      kind: SpanKind.SERVER,
+      attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo' },
+    });
   });
 });
