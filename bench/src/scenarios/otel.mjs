@@ -6,7 +6,12 @@ import { echo } from '../lib/requests.mjs';
 
 const ROWS = [
   { id: 'otel-noop', label: 'SDK registered, no-op exporters', role: 'ours', args: ['--otel', 'noop'] },
-  { id: 'otel-memory', label: 'SDK registered, in-memory exporters', role: 'ours', args: ['--otel', 'memory'] },
+  {
+    id: 'otel-memory',
+    label: 'SDK registered, in-memory exporters',
+    role: 'ours',
+    args: ['--otel', 'memory'],
+  },
   { id: 'otel-none', label: 'no SDK registered', role: 'peer', short: 'no SDK', args: [] },
 ];
 

@@ -8,7 +8,8 @@ import { importOrUnavailable, option } from './common.mjs';
 export async function registerOtel() {
   const mode = option('otel');
   if (mode === undefined || mode === 'none') return;
-  if (mode !== 'noop' && mode !== 'memory') throw new Error(`--otel must be none, noop or memory, got ${mode}`);
+  if (mode !== 'noop' && mode !== 'memory')
+    throw new Error(`--otel must be none, noop or memory, got ${mode}`);
   const { metrics, trace } = await importOrUnavailable('@opentelemetry/api');
   const tracing = await importOrUnavailable('@opentelemetry/sdk-trace-base');
   const metering = await importOrUnavailable('@opentelemetry/sdk-metrics');
@@ -20,13 +21,17 @@ export async function registerOtel() {
   };
   const spanExporter = mode === 'noop' ? dropSpans : new tracing.InMemorySpanExporter();
   const metricExporter =
-    mode === 'noop' ? dropMetrics : new metering.InMemoryMetricExporter(metering.AggregationTemporality.CUMULATIVE);
+    mode === 'noop'
+      ? dropMetrics
+      : new metering.InMemoryMetricExporter(metering.AggregationTemporality.CUMULATIVE);
   trace.setGlobalTracerProvider(
     new tracing.BasicTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(spanExporter)] }),
   );
   metrics.setGlobalMeterProvider(
     new metering.MeterProvider({
-      readers: [new metering.PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 1000 })],
+      readers: [
+        new metering.PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 1000 }),
+      ],
     }),
   );
 }
