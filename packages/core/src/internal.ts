@@ -21,6 +21,7 @@ export type { ListenCall, SessionOwner, SubscribeCall } from './router/runtime.j
 export { compileSchema } from './router/schema.js';
 export { openListen } from './subscriptions/listen.js';
 export { createTaskResult, detailedTask, isTerminal } from './tasks/wire.js';
+export { log } from './telemetry/hooks.js';
 export { instruments } from './telemetry/instruments.js';
 export { ATTR, idText, targetOf } from './telemetry/names.js';
 export { loadedOtel, loadOtel, type Otel } from './telemetry/otel.js';
