@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { trace } from '@opentelemetry/api';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
@@ -46,4 +49,17 @@ it('records no span and adds nothing to the wire when no SDK is registered', asy
   };
   await run(runtime, legacy('tools/call', { name: 'ask', arguments: {} }), { session, channel });
   expect(sent).toEqual([{ message: 'Name?', requestedSchema: { type: 'object', properties: {} } }]);
+});
+
+it('serves as usual when @opentelemetry/api is not installed at all (the optional peer is absent)', async () => {
+  const fixtures = fileURLToPath(new URL('./fixtures/no-otel/', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    '--import',
+    pathToFileURL(`${fixtures}register.mjs`).href,
+    `${fixtures}serve-one.mjs`,
+  ]);
+  expect(JSON.parse(stdout)).toEqual({
+    content: [{ type: 'text', text: 'ok' }],
+    api: 'ERR_MODULE_NOT_FOUND',
+  });
 });
