@@ -18,7 +18,7 @@ const ROWS = [
 export default {
   id: 'otel',
   title: 'Tracing: HTTP tools/call echo with and without the OpenTelemetry SDK',
-  budgetMs: 60_000,
+  budgetMs: 100_000,
   params: (quick) => ({ connections: quick ? 4 : 32, warmupS: quick ? 0.3 : 1, durationS: quick ? 0.5 : 3 }),
   metrics: [
     { key: 'rps', label: 'req/s', better: 'higher', digits: 0 },
