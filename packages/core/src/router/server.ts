@@ -25,6 +25,7 @@ import type { ChangeHub } from '../subscriptions/hub.js';
 import { TaskManager } from '../tasks/manager.js';
 import { TASKS_EXTENSION } from '../tasks/wire.js';
 import { checkObservers, type ErrorHook, type Logger } from '../telemetry/hooks.js';
+import { loadOtel } from '../telemetry/otel.js';
 import { compileExtension, type Extension, type ExtensionDefinition } from './extension.js';
 import { compilePrompt, type PromptDefinition } from './prompt.js';
 import {
@@ -187,6 +188,8 @@ export function createServer(definition: ServerDefinition): Runtime {
     throw definitionError('instructions must be a string or a function');
   }
   checkObservers(definition.onError, definition.logger);
+  // Start importing @opentelemetry/api (if installed) now, so the first request does not wait for it.
+  void loadOtel();
 
   return Object.freeze({
     serverInfo: Object.freeze(serverInfo),
