@@ -3,9 +3,10 @@ import corePath from './core-path.mjs';
 import decode from './decode.mjs';
 import httpEcho from './http-echo.mjs';
 import httpLarge from './http-large.mjs';
+import otel from './otel.mjs';
 import proxy from './proxy.mjs';
 import stdio from './stdio.mjs';
 import subscriptions from './subscriptions.mjs';
 
 /** Every scenario, in the order the issue lists them. */
-export const SCENARIOS = [httpEcho, httpLarge, stdio, churn, subscriptions, proxy, decode, corePath];
+export const SCENARIOS = [httpEcho, httpLarge, stdio, churn, subscriptions, proxy, decode, corePath, otel];

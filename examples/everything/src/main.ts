@@ -16,6 +16,7 @@
 // (how soon another instance reports a task of a killed instance as failed).
 // --stats prints the executor's counters as one JSON line on stderr when serving ends. --console is
 // serve's `console` option: while serving, console output goes to stderr (default) or stays put.
+// OTEL_TRACES_EXPORTER=console|otlp traces every request with the OpenTelemetry SDK (src/tracing.ts).
 import { parseArgs } from 'node:util';
 import { createTaskManager, Executor, type MrtrKey } from '@snodo/core';
 import { connectRedis, type SnodoRedis } from '@snodo/redis';
@@ -23,6 +24,7 @@ import { listen } from '@snodo/transport-http';
 import { type ServeOptions, serve } from '@snodo/transport-stdio';
 import { mrtrKeysFromEnv } from './cluster.js';
 import { createEverythingServer } from './server.js';
+import { startTracing } from './tracing.js';
 
 const USAGE =
   'usage: main.js --stdio [--max-concurrency N] [--max-queue N] [--request-timeout MS] [--write-timeout MS] [--max-line-bytes N] [--console stderr|keep] [--stats] [--tasks]\n' +
@@ -80,6 +82,13 @@ if (values.redis !== undefined) {
     process.exit(1);
   }
 }
+let stopTracing: (() => Promise<void>) | undefined;
+try {
+  stopTracing = await startTracing(values.stdio === true);
+} catch (error) {
+  console.error(`everything: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
 if (values['task-lease-ms'] !== undefined && !values.tasks) {
   console.error(`--task-lease-ms needs --tasks\n${USAGE}`);
   process.exit(2);
@@ -106,8 +115,9 @@ if (values.stdio) {
     // serve refuses anything but 'stderr' and 'keep' (SNODO_ERR_INVALID_OPTION).
     console: values.console as ServeOptions['console'],
   }).then(
-    () => {
+    async () => {
       if (values.stats) console.error(`executor stats ${JSON.stringify(executor.stats())}`);
+      await stopTracing?.();
     },
     (error: unknown) => {
       const code = (error as { code?: unknown } | null)?.code;
@@ -140,6 +150,7 @@ if (values.stdio) {
           .close()
           .then(() => tasks?.close())
           .then(() => shared?.close())
+          .then(() => stopTracing?.())
           .then(() => process.exit(0));
       };
       process.once('SIGINT', stop);

@@ -12,6 +12,7 @@ import {
   SnodoError,
   type SubscriptionFilter,
 } from '@snodo/core';
+import { loadedOtel, loadOtel } from '@snodo/core/internal';
 import { ResultCache } from './cache.js';
 import { DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_REQUEST_TIMEOUT } from './defaults.js';
 import { clientError, TimeoutError, TransportError } from './errors.js';
@@ -22,6 +23,7 @@ import type { Negotiated } from './negotiate.js';
 import type { Settings } from './options.js';
 import type { Subscription } from './subscription.js';
 import { asTask, type FollowOptions, TaskClient } from './tasks.js';
+import { ClientTrace } from './telemetry.js';
 import type { ClientTransport, TransportSink } from './transport.js';
 import { idKey } from './transports/pending.js';
 import type {
@@ -190,6 +192,10 @@ export class Client {
       full = { ...params, _meta: { ...own, ...meta } };
     } else if (version === MODERN && full === undefined) full = {};
     const id = ++this.#nextId;
+    let otel = loadedOtel();
+    if (otel === undefined) otel = await loadOtel();
+    const trace = otel ? new ClientTrace(otel, { id, method, params: full, version }) : undefined;
+    if (trace) full = trace.inject(full);
     const request: JsonRpcRequest =
       full === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: full };
     const timeout = options.timeout ?? this.#settings.timeout ?? DEFAULT_REQUEST_TIMEOUT;
@@ -220,9 +226,12 @@ export class Client {
         protocolVersion: version,
         signal: controller.signal,
         ...(options.headers ? { headers: options.headers } : {}),
+        ...(trace ? { trace: trace.fields } : {}),
       });
     } catch (error) {
-      throw controller.signal.aborted ? controller.signal.reason : error;
+      const failure = controller.signal.aborted ? controller.signal.reason : error;
+      trace?.end({ error: failure });
+      throw failure;
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       userSignal?.removeEventListener('abort', onAbort);
@@ -230,9 +239,13 @@ export class Client {
     }
     if ('error' in response) {
       const { code, message, data } = response.error;
+      trace?.end({ code, message });
       throw new ProtocolError(code, message, data);
     }
     const result = response.result as unknown;
+    trace?.end(
+      typeof result === 'object' && result !== null ? { result: result as Record<string, unknown> } : {},
+    );
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
       throw clientError('SNODO_ERR_INVALID_RESULT', `the result of ${method} is not an object`);
     }

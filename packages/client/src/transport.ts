@@ -20,6 +20,11 @@ export interface SendOptions {
   readonly protocolVersion: ProtocolVersion | undefined;
   readonly signal: AbortSignal;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The trace context of the request's span (`traceparent`, `tracestate`, `baggage`), when traced:
+   * also in `params._meta`; a transport with headers may send them as headers too (HTTP does).
+   */
+  readonly trace?: Readonly<Record<string, string>>;
 }
 
 /** Where a transport delivers what the server sends besides responses to the client's requests. */

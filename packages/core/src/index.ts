@@ -180,3 +180,4 @@ export {
 } from './tasks/memory-store.js';
 export type { StoredTask, TaskStatus, TaskStore } from './tasks/store.js';
 export { TASKS_EXTENSION } from './tasks/wire.js';
+export type { ErrorContext, ErrorHook, Logger } from './telemetry/hooks.js';

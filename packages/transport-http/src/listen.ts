@@ -9,7 +9,7 @@ import {
   paramHeadersOf,
   resolveHttpOptions,
 } from '@snodo/core';
-import { hostAuthRefusal, isEdgePath, withAuth, withCors } from '@snodo/core/internal';
+import { hostAuthRefusal, isEdgePath, log, withAuth, withCors } from '@snodo/core/internal';
 import { startAuth } from './auth.js';
 import { flattenHeaders, readBody, writeResponse } from './exchange.js';
 import { lingeringClose } from './linger.js';
@@ -308,8 +308,10 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     }
   }
 
+  const url = () => `http://${hostForUrl()}${listener.path}`;
+  log(runtime.logger, 'info', { url: url() }, 'listening');
   return {
-    url: () => `http://${hostForUrl()}${listener.path}`,
+    url,
     address: () => {
       const address = server.address();
       return {
@@ -325,6 +327,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   };
 
   async function closeServer(): Promise<void> {
+    log(runtime.logger, 'info', { url: `http://${hostForUrl()}${listener.path}` }, 'closing');
     // net's close, not http's: since Node 19 http's also destroys every connection without a
     // request in progress, and so one still draining after its last answer (its answer would be lost).
     const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));

@@ -21,7 +21,7 @@ import {
   type SessionNotifications,
   type SubmitOptions,
 } from '@snodo/core';
-import { executorWireError, oversizedBatchError } from '@snodo/core/internal';
+import { executorWireError, oversizedBatchError, pipeSession, trackSession } from '@snodo/core/internal';
 import { CancelToken } from './cancel-token.js';
 import { stdioError } from './errors.js';
 import { StreamSource, stdinSource } from './input.js';
@@ -149,6 +149,7 @@ export class StdioConnection {
     });
     failed.catch(() => {}); // observed below; never unhandled
     if (this.#failure) this.#fail(this.#failure);
+    const endSession = trackSession(() => pipeSession(this.#session?.protocolVersion));
     try {
       await Promise.race([this.#read(), failed]);
       // No answer to a server-initiated request can come any more: its handler fails now.
@@ -168,6 +169,7 @@ export class StdioConnection {
       this.#clientRequests.close();
       this.#writer.detach();
       this.#owner.close();
+      endSession();
     }
   }
 

@@ -123,6 +123,7 @@ export class HttpTransport implements ClientTransport {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
+    if (options.trace) Object.assign(headers, options.trace);
     const token = this.#oauth ? await this.#oauth.accessToken() : await this.#options.authorization?.();
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     if (options.protocolVersion === MODERN) {

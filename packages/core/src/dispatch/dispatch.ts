@@ -1,6 +1,8 @@
 import type { Dialect } from '../dialects/dialect.js';
 import { dialectFor } from '../dialects/registry.js';
+import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
+import { queueWait } from '../executor/observe.js';
 import type { RequestId } from '../json/int.js';
 import { classifyMessage, type DecodedSingle } from '../jsonrpc/decode.js';
 import {
@@ -17,6 +19,9 @@ import { extensionRefusal } from '../router/extension.js';
 import type { Runtime } from '../router/runtime.js';
 import { openExtensionFeeds } from '../subscriptions/extension-feeds.js';
 import { honouredFilter, openListen, parseFilter } from '../subscriptions/listen.js';
+import { type ErrorSource, reportError } from '../telemetry/hooks.js';
+import { loadedOtel, loadOtel } from '../telemetry/otel.js';
+import { RequestTrace } from '../telemetry/request-trace.js';
 import type { AuthInfo } from './context.js';
 import { createHandlerContext, type InputRound } from './handler-context.js';
 import type { ClientRequestChannel } from './input.js';
@@ -57,6 +62,11 @@ export interface DispatchContext {
   subscriptionQueue?: number;
   /** Notifications a request's stream buffers for a slow reader (default 1,024; further ones are dropped). */
   maxStreamBuffer?: number;
+  /**
+   * The HTTP request's headers (lower-case names), when the message came over HTTP: a `traceparent`
+   * there is the request span's parent when neither `params._meta` nor the host's active span has one.
+   */
+  headers?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The server capability each core method needs; without it the method does not exist (-32601). */
@@ -132,12 +142,49 @@ function dispatchNotification(
   return { type: 'none' };
 }
 
+/**
+ * A request, traced when `@opentelemetry/api` is installed: a SERVER span (README, "Observability")
+ * around the routing, active while the handler runs, ended when the response is known.
+ */
 async function dispatchRequest(
   runtime: Runtime,
   id: RequestId,
   method: string,
   params: Record<string, unknown> | undefined,
   context: DispatchContext,
+): Promise<Outcome> {
+  const queueWaitMs = queueWait(); // read before the first await: set only while the executor starts a task
+  let otel = loadedOtel();
+  if (otel === undefined) otel = await loadOtel();
+  if (otel === null) return route(runtime, id, method, params, context, undefined);
+  const trace = new RequestTrace(otel, {
+    id,
+    method,
+    params,
+    sessionId: context.connectionId,
+    headers: context.headers,
+    queueWaitMs,
+  });
+  let outcome: Outcome;
+  try {
+    outcome = await trace.run(() => route(runtime, id, method, params, context, trace));
+  } catch (error) {
+    trace.finish(undefined);
+    throw error;
+  }
+  if (outcome.type === 'response') trace.finish(outcome.message);
+  else if (outcome.type === 'subscription') trace.opened();
+  else if (outcome.type === 'none') trace.finish(undefined);
+  return outcome; // a stream: `run` finishes the trace with the response
+}
+
+async function route(
+  runtime: Runtime,
+  id: RequestId,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  context: DispatchContext,
+  trace: RequestTrace | undefined,
 ): Promise<Outcome> {
   const selected = selectRevision(runtime, {
     method,
@@ -150,12 +197,15 @@ async function dispatchRequest(
     return failed(id, dialect, selected);
   }
   const { dialect } = selected;
+  trace?.version(dialect.version);
   const extension = runtime.extensionMethods.get(method);
   if (extension) {
     const refused = extensionRefusal(extension, method, selected);
     if (refused) return failed(id, dialect, refused);
     const handler = extension.methods.get(method) as NonNullable<ReturnType<typeof extension.methods.get>>;
-    return run(runtime, id, method, params, context, selected, (call) => handler(call.params, call.context));
+    return run(runtime, id, method, params, context, selected, trace, (call) =>
+      handler(call.params, call.context),
+    );
   }
   const known = dialect.classify(method, 'request');
   if (known !== 'ok') {
@@ -185,7 +235,7 @@ async function dispatchRequest(
   }
   const operation = runtime.operations?.get(method) ?? OPERATIONS.get(method);
   if (!operation) return failed(id, dialect, ProtocolError.methodNotFound(method));
-  return run(runtime, id, method, params, context, selected, operation);
+  return run(runtime, id, method, params, context, selected, trace, operation);
 }
 
 function failed(id: RequestId, dialect: Dialect | undefined, error: ProtocolError): Outcome {
@@ -209,6 +259,7 @@ async function run(
   params: Record<string, unknown> | undefined,
   context: DispatchContext,
   selected: Selection,
+  trace: RequestTrace | undefined,
   operation: Operation,
 ): Promise<Outcome> {
   const { dialect } = selected;
@@ -232,37 +283,82 @@ async function run(
       progressToken,
       logThreshold,
       inputRound,
+      trace,
     }),
     selection: selected,
     auth: context.auth,
     connectionId: context.connectionId,
     grantedScopes: context.grantedScopes,
   });
-  const response = settle(runtime, id, method, dialect, () =>
+  const source = errorSource(id, method, params, context, selected);
+  const response = settle(runtime, dialect, source, trace, () =>
     mayAskInput
-      ? runWithInput(runtime, method, params ?? {}, context, selected, operation, makeCall)
+      ? runWithInput(runtime, method, params ?? {}, context, selected, operation, makeCall, trace)
       : operation(makeCall(undefined)),
   );
   if (!stream) return { type: 'response', message: await response };
   response.then(
-    (message) => stream.end(message),
-    () => stream.abandon(),
+    (message) => {
+      trace?.finish(message);
+      stream.end(message);
+    },
+    () => {
+      trace?.finish(undefined);
+      stream.abandon();
+    },
   );
   return { type: 'stream', messages: stream };
 }
 
 async function settle(
   runtime: Runtime,
-  id: RequestId,
-  method: string,
   dialect: Dialect,
+  source: ErrorSource,
+  trace: RequestTrace | undefined,
   body: () => Record<string, unknown> | Promise<Record<string, unknown>>,
 ): Promise<JsonRpcResponse> {
+  const { requestId: id, method } = source;
   try {
     return resultResponse(id, dialect.shapeResult(method, await body(), runtime.shaping));
   } catch (error) {
-    return errorResponse(id, dialect.shapeError(ProtocolError.is(error) ? error : ProtocolError.internal()));
+    return errorResponse(id, dialect.shapeError(asProtocolError(runtime, error, source, trace)));
   }
+}
+
+/**
+ * What the client sees of a thrown error: a ProtocolError as it is, anything else as -32603. An
+ * internal error (that -32603, or a ProtocolError with its code) goes to `onError` (or the logger)
+ * and on the request's span, once.
+ */
+function asProtocolError(
+  runtime: Runtime,
+  error: unknown,
+  source: ErrorSource,
+  trace: RequestTrace | undefined,
+): ProtocolError {
+  const known = ProtocolError.is(error);
+  if (!known || error.code === ErrorCode.InternalError) {
+    reportError(runtime, error, source);
+    trace?.exception(error);
+  }
+  return known ? error : ProtocolError.internal();
+}
+
+function errorSource(
+  id: RequestId,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  context: DispatchContext,
+  selected: Selection,
+): ErrorSource {
+  return {
+    method,
+    requestId: id,
+    params,
+    auth: context.auth,
+    protocolVersion: selected.dialect.version,
+    connectionId: context.connectionId,
+  };
 }
 
 function initialize(
@@ -343,7 +439,8 @@ async function subscribeLegacy(
         throw ProtocolError.resourceNotFound(uri);
       }
     } catch (error) {
-      return failed(id, selected.dialect, ProtocolError.is(error) ? error : ProtocolError.internal());
+      const source = errorSource(id, method, params, context, selected);
+      return failed(id, selected.dialect, asProtocolError(runtime, error, source, undefined));
     }
   }
   const response = resultResponse(id, selected.dialect.shapeResult(method, {}, runtime.shaping));
@@ -381,14 +478,16 @@ async function listen(
       });
       return { type: 'subscription', subscription };
     } catch (error) {
-      return failed(id, selected.dialect, ProtocolError.is(error) ? error : ProtocolError.internal());
+      const source = errorSource(id, 'subscriptions/listen', params, context, selected);
+      return failed(id, selected.dialect, asProtocolError(runtime, error, source, undefined));
     }
   }
   let feeds: Awaited<ReturnType<typeof openExtensionFeeds>>;
   try {
     feeds = await openExtensionFeeds(runtime, filter as Record<string, unknown>, selected, context.auth);
   } catch (error) {
-    return failed(id, selected.dialect, ProtocolError.is(error) ? error : ProtocolError.internal());
+    const source = errorSource(id, 'subscriptions/listen', params, context, selected);
+    return failed(id, selected.dialect, asProtocolError(runtime, error, source, undefined));
   }
   const subscription = openListen(runtime, id, honouredFilter(runtime, filter), queueSize, feeds);
   return { type: 'subscription', subscription };

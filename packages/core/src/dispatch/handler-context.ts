@@ -3,6 +3,7 @@ import { ProtocolError } from '../errors/protocol-error.js';
 import type { RequestId } from '../json/int.js';
 import { type JsonRpcNotification, notification } from '../jsonrpc/types.js';
 import { LOG_LEVELS, type LogLevel } from '../protocol/types.js';
+import type { RequestTrace } from '../telemetry/request-trace.js';
 import type { HandlerContext, InputOptions } from './context.js';
 import type { DispatchContext } from './dispatch.js';
 import { checkRequests, type InputRequest, InputRequiredSignal } from './input.js';
@@ -26,12 +27,15 @@ export interface HandlerContextInput {
   readonly logThreshold: LogLevel | undefined;
   /** Set when the method may ask for input (tools/call, prompts/get, resources/read). */
   readonly inputRound: InputRound | undefined;
+  /** The request's span, when traced: server-initiated requests become its CLIENT children. */
+  readonly trace?: RequestTrace | undefined;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
 
 export function createHandlerContext(input: HandlerContextInput): HandlerContext {
-  const { requestId, method, selection, context, stream, progressToken, logThreshold, inputRound } = input;
+  const { requestId, method, selection, context, stream, progressToken, logThreshold, inputRound, trace } =
+    input;
   const { dialect } = selection;
   const signal = context.signal ?? NEVER_ABORTED;
   let lastProgress = Number.NEGATIVE_INFINITY;
@@ -74,7 +78,15 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
     const entries = await Promise.all(
       Object.entries(requests).map(async ([key, request]) => {
         const options = { signal, relatedRequestId: requestId };
-        const answer = await channel.request(request.method, request.params, options);
+        const traced = trace?.clientRequest(request.method, request.params);
+        let answer: unknown;
+        try {
+          answer = await channel.request(request.method, traced ? traced.params : request.params, options);
+        } catch (error) {
+          traced?.end(error);
+          throw error;
+        }
+        traced?.end();
         return [key, await checkAnswer(key, request, answer, dialect.version)] as const;
       }),
     );

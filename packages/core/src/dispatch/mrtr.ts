@@ -1,6 +1,7 @@
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { Runtime } from '../router/runtime.js';
+import type { RequestTrace } from '../telemetry/request-trace.js';
 import type { DispatchContext } from './dispatch.js';
 import type { InputRound } from './handler-context.js';
 import { InputRequiredSignal } from './input.js';
@@ -22,15 +23,17 @@ export function runWithInput(
   selected: Selection,
   operation: Operation,
   makeCall: (round: InputRound) => OperationCall,
+  trace?: RequestTrace,
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
   if (selected.dialect.era !== 'modern') return operation(makeCall({ responses: {}, state: undefined }));
   if (params.requestState !== undefined || params.inputResponses !== undefined) {
-    return retry(runtime, method, params, context, operation, makeCall);
+    return retry(runtime, method, params, context, operation, makeCall, trace);
   }
   // A first round, the commonest request: nothing to verify or merge, so no async frame or
   // closures beyond the one that turns an input request into `input_required`.
   const responses: Record<string, unknown> = {};
-  const asked = (error: unknown) => inputRequired(runtime, method, params, context, error, 0, responses);
+  const asked = (error: unknown) =>
+    inputRequired(runtime, method, params, context, error, 0, responses, undefined, trace);
   try {
     const result = operation(makeCall({ responses, state: undefined }));
     return typeof (result as PromiseLike<unknown>).then === 'function'
@@ -49,6 +52,7 @@ async function retry(
   context: DispatchContext,
   operation: Operation,
   makeCall: (round: InputRound) => OperationCall,
+  trace: RequestTrace | undefined,
 ): Promise<Record<string, unknown>> {
   const { mrtr } = runtime;
   let round = 0;
@@ -79,7 +83,7 @@ async function retry(
     const fromAnswers = (round > 0 || answers !== undefined) && result.resultType !== 'task';
     return fromAnswers ? { ...result, ttlMs: 0, cacheScope: 'private' } : result;
   } catch (error) {
-    return inputRequired(runtime, method, params, context, error, round, responses, binding);
+    return inputRequired(runtime, method, params, context, error, round, responses, binding, trace);
   }
 }
 
@@ -113,6 +117,7 @@ async function inputRequired(
   round: number,
   responses: Record<string, unknown>,
   binding?: Binding,
+  trace?: RequestTrace,
 ): Promise<Record<string, unknown>> {
   if (!(error instanceof InputRequiredSignal)) throw error;
   const { mrtr } = runtime;
@@ -133,6 +138,7 @@ async function inputRequired(
     r: responses,
     ...(error.state === undefined ? {} : { s: error.state }),
   });
+  trace?.inputRound(round + 1, error.requests);
   const result: Record<string, unknown> = { resultType: 'input_required', requestState };
   if (Object.keys(error.requests).length > 0) result.inputRequests = error.requests;
   return result;

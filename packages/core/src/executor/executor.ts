@@ -1,6 +1,7 @@
 import { type DeadlineItem, DeadlineList } from './deadlines.js';
 import { ExecutorError } from './errors.js';
 import { Fifo, type FifoItem } from './fifo.js';
+import { startAfterWait, trackExecutor } from './observe.js';
 
 export const DEFAULT_MAX_CONCURRENCY = 64;
 export const DEFAULT_MAX_QUEUE = 256;
@@ -116,6 +117,7 @@ export class Executor {
       DEFAULT_MAX_SUBSCRIPTIONS,
       1,
     );
+    trackExecutor(this);
   }
 
   /**
@@ -165,7 +167,10 @@ export class Executor {
       signal?.addEventListener('abort', job, { once: true });
       owner?.own(job);
       if (startNow) this.#start(job);
-      else this.#queue.push(job);
+      else {
+        job.queuedAt = performance.now();
+        this.#queue.push(job);
+      }
     });
   }
 
@@ -286,8 +291,10 @@ export class Executor {
     const task = job.task as Task;
     job.task = undefined;
     let result: unknown;
+    const signal = job.controller.signal;
+    const waited = job.queuedAt === undefined ? 0 : performance.now() - job.queuedAt;
     try {
-      result = task(job.controller.signal);
+      result = startAfterWait(waited, () => task(signal));
     } catch (error) {
       this.#finish(job, false, error);
       return;
@@ -372,6 +379,7 @@ class Job implements FifoItem, DeadlineItem, Owned {
   deadlineNext: DeadlineItem | undefined = undefined;
   deadlineList: DeadlineList | undefined = undefined;
   controller: AbortController | undefined; // created when the task starts
+  queuedAt: number | undefined; // performance.now() when it entered the queue; undefined if it started at once
   #settled = false;
 
   constructor(

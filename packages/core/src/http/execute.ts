@@ -69,6 +69,7 @@ function baseContext(
   // HTTP checks requiredScopes: an anonymous caller has none.
   context.grantedScopes = new Set(request.auth?.scopes ?? []);
   if (request.url !== undefined) context.url = request.url;
+  context.headers = request.headers;
   return context;
 }
 

@@ -12,6 +12,7 @@ import { errorToolResult, normalizeToolResult, type Tool } from '../router/tool.
 import { UI_EXTENSION } from '../router/ui.js';
 import { callToolAsTask, canUseTasks } from '../tasks/call.js';
 import { TASKS_EXTENSION } from '../tasks/wire.js';
+import { reportError } from '../telemetry/hooks.js';
 
 export function listTools(call: OperationCall): Record<string, unknown> {
   const page = paginate(
@@ -71,14 +72,19 @@ function validated(
   const tasks = call.runtime.tasks;
   if (tool.task !== 'never' && tasks) {
     return callToolAsTask(tasks, call, tool, (context: HandlerContext) =>
-      runTool(tool, validation.value, context),
+      runTool(tool, validation.value, context, call),
     );
   }
-  return runTool(tool, validation.value, call.context);
+  return runTool(tool, validation.value, call.context, call);
 }
 
 /** Runs a tool's handler with `context` and checks what it returns (as an ordinary call or as a task). */
-async function runTool(tool: Tool, args: unknown, context: HandlerContext): Promise<CallToolResult> {
+async function runTool(
+  tool: Tool,
+  args: unknown,
+  context: HandlerContext,
+  call: OperationCall,
+): Promise<CallToolResult> {
   const { name } = tool;
   let result: CallToolResult;
   try {
@@ -86,6 +92,14 @@ async function runTool(tool: Tool, args: unknown, context: HandlerContext): Prom
   } catch (error) {
     if (ProtocolError.is(error) || error instanceof InputRequiredSignal || context.signal.aborted)
       throw error;
+    reportError(call.runtime, error, {
+      method: 'tools/call',
+      requestId: context.requestId,
+      params: call.params,
+      auth: call.auth,
+      protocolVersion: call.selection.dialect.version,
+      connectionId: call.connectionId,
+    });
     return errorToolResult(error);
   }
   if (tool.output && result.isError !== true) {

@@ -9,6 +9,7 @@ import type { Implementation, ProtocolVersion, ServerCapabilities } from '../pro
 import type { ChangeHub } from '../subscriptions/hub.js';
 import type { SubscriptionFilter } from '../subscriptions/listen.js';
 import type { TaskManager } from '../tasks/manager.js';
+import type { ErrorHook, Logger } from '../telemetry/hooks.js';
 import type { Extension } from './extension.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
@@ -53,6 +54,10 @@ export interface Runtime {
   readonly extensionMethods: ReadonlyMap<string, Extension>;
   /** Runs tool calls as tasks (Tasks extension), when the application gave a task manager. */
   readonly tasks?: TaskManager;
+  /** `ServerDefinition.onError`: told of each internal error (-32603, or a tool's `isError` result). */
+  readonly onError?: ErrorHook;
+  /** `ServerDefinition.logger`: a pino-compatible logger for lifecycle events. */
+  readonly logger?: Logger;
   /** The change hub that feeds subscriptions, when the application gave one. */
   readonly hub: ChangeHub | undefined;
   readonly mrtr: MrtrConfig;

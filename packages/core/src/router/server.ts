@@ -24,6 +24,8 @@ import {
 import type { ChangeHub } from '../subscriptions/hub.js';
 import { TaskManager } from '../tasks/manager.js';
 import { TASKS_EXTENSION } from '../tasks/wire.js';
+import { checkObservers, type ErrorHook, type Logger } from '../telemetry/hooks.js';
+import { loadOtel } from '../telemetry/otel.js';
 import { compileExtension, type Extension, type ExtensionDefinition } from './extension.js';
 import { compilePrompt, type PromptDefinition } from './prompt.js';
 import {
@@ -95,6 +97,13 @@ export interface ServerDefinition {
   protocolVersions?: ProtocolVersion[];
   /** Declare the `logging` capability (default true): handlers' `log` reaches clients that ask. */
   logging?: boolean;
+  /**
+   * Called once for each error the client sees only as -32603 (a resource or prompt handler that
+   * threw, a tool's broken output) or as an `isError` tool result (a tool handler that threw).
+   */
+  onError?: ErrorHook;
+  /** A pino-compatible logger (`info`/`warn`/`error`, object first): lifecycle events, and errors when no `onError`. */
+  logger?: Logger;
 }
 
 /** One key of the MRTR keyring (`mrtr.keys`). */
@@ -178,6 +187,9 @@ export function createServer(definition: ServerDefinition): Runtime {
   ) {
     throw definitionError('instructions must be a string or a function');
   }
+  checkObservers(definition.onError, definition.logger);
+  // Start importing @opentelemetry/api (if installed) now, so the first request does not wait for it.
+  void loadOtel();
 
   return Object.freeze({
     serverInfo: Object.freeze(serverInfo),
@@ -198,6 +210,8 @@ export function createServer(definition: ServerDefinition): Runtime {
     extensionMethods: extensions.byMethod,
     hub,
     ...(definition.tasks === undefined ? {} : { tasks: definition.tasks }),
+    ...(definition.onError === undefined ? {} : { onError: definition.onError }),
+    ...(definition.logger === undefined ? {} : { logger: definition.logger }),
     mrtr: mrtrConfig(definition.mrtr),
     pageSize: positiveInteger('pageSize', definition.pageSize, DEFAULT_PAGE_SIZE),
     maxUriLength: positiveInteger('maxUriLength', definition.maxUriLength, DEFAULT_MAX_URI_LENGTH),
