@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChangeHub } from '@snodo/core';
 import { type ChangeStats, RedisChangeHub } from './change-hub.js';
+import { type ControlStats, RedisControlChannel } from './control.js';
 import { type ConnectionHealth, RedisLink } from './link.js';
 import { type RedisOptions, resolveRedisOptions } from './options.js';
 import { RedisSessionStore } from './session-store.js';
@@ -14,6 +15,7 @@ export interface RedisHealth {
   /** The pub/sub connection that receives the other instances' changes. */
   readonly subscriber: ConnectionHealth;
   readonly changes: ChangeStats & { readonly lastPublishError?: string };
+  readonly control: ControlStats;
 }
 
 /** An instance's share of the cluster state: pass `sessionStore` to the HTTP host and `hub` to `createServer`. */
@@ -24,6 +26,12 @@ export interface SnodoRedis {
   readonly sessionStore: RedisSessionStore;
   /** Core's `ChangeHub`, fanned out to every instance: the `hub` of `createServer`; notify through it. */
   readonly hub: ChangeHub & { readonly stats: ChangeStats };
+  /**
+   * The control channel: a cancel, a client's answer, a session change or a DELETE for a session
+   * reaches the instance holding the session's open work, acknowledged once delivered there. Pass
+   * it as the `sessionControl` option of the HTTP host, beside `sessionStore`.
+   */
+  readonly control: RedisControlChannel;
   /** The state of the link, with a PING on each connection (bounded by `commandTimeout`); never rejects. */
   health(): Promise<RedisHealth>;
   /** Closes both connections; the store and the hub's publishes fail with `SNODO_ERR_REDIS_CLOSED` after. Idempotent. */
@@ -44,9 +52,12 @@ export async function connectRedis(options: RedisOptions): Promise<SnodoRedis> {
   const instanceId = randomUUID();
   await link.connect();
   const hub = new RedisChangeHub(link, config, instanceId);
+  const control = new RedisControlChannel(link, config, instanceId);
   try {
     await hub.start();
+    await control.start();
   } catch (error) {
+    control.close();
     await link.close();
     throw error;
   }
@@ -54,6 +65,7 @@ export async function connectRedis(options: RedisOptions): Promise<SnodoRedis> {
     instanceId,
     sessionStore: new RedisSessionStore(link, config),
     hub,
+    control,
     async health(): Promise<RedisHealth> {
       const { ok, commands, subscriber } = await link.health();
       const changes = hub.stats;
@@ -62,8 +74,12 @@ export async function connectRedis(options: RedisOptions): Promise<SnodoRedis> {
         commands,
         subscriber,
         changes: hub.lastError === undefined ? changes : { ...changes, lastPublishError: hub.lastError },
+        control: control.stats,
       };
     },
-    close: () => link.close(),
+    close: () => {
+      control.close();
+      return link.close();
+    },
   });
 }

@@ -1,11 +1,15 @@
 // @snodo/redis: the state several instances of a Snodo server share behind one load balancer.
 export type { ChangeStats, RedisChangeHub } from './change-hub.js';
 export { connectRedis, type RedisHealth, type SnodoRedis } from './connect.js';
+export type { ControlHandler, ControlStats, RedisControlChannel } from './control.js';
 export {
   DEFAULT_COMMAND_TIMEOUT,
   DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_CONTROL_TIMEOUT,
+  DEFAULT_MAX_CONTROL_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RECONNECT_DELAY,
+  DEFAULT_OWNER_TTL,
   DEFAULT_PREFIX,
 } from './defaults.js';
 export { REDIS_ERRORS, RedisError, type RedisErrorCode } from './errors.js';

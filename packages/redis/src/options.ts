@@ -8,8 +8,11 @@ import { knownOptions, nonNegativeInteger, positiveInteger } from '@snodo/core/i
 import {
   DEFAULT_COMMAND_TIMEOUT,
   DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_CONTROL_TIMEOUT,
+  DEFAULT_MAX_CONTROL_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RECONNECT_DELAY,
+  DEFAULT_OWNER_TTL,
   DEFAULT_PREFIX,
 } from './defaults.js';
 
@@ -31,6 +34,12 @@ export interface RedisOptions {
   maxReconnectDelay?: number;
   /** Largest change message published or accepted, in bytes. Default 65,536. */
   maxMessageBytes?: number;
+  /** A record of the sessions whose open work an instance holds expires this long after its last refresh (ms). Default 15,000. */
+  ownerTtl?: number;
+  /** A control message not acknowledged by the instances holding its session by then fails (ms). Default 5,000. */
+  controlTimeout?: number;
+  /** Largest control message sent or accepted, in bytes. Default 4 MiB. */
+  maxControlBytes?: number;
 }
 
 /** Options validated once, defaults filled in. */
@@ -43,6 +52,9 @@ export interface RedisConfig {
   readonly connectTimeout: number;
   readonly maxReconnectDelay: number;
   readonly maxMessageBytes: number;
+  readonly ownerTtl: number;
+  readonly controlTimeout: number;
+  readonly maxControlBytes: number;
 }
 
 export const REDIS_OPTION_NAMES: readonly (keyof RedisOptions)[] = [
@@ -54,6 +66,9 @@ export const REDIS_OPTION_NAMES: readonly (keyof RedisOptions)[] = [
   'connectTimeout',
   'maxReconnectDelay',
   'maxMessageBytes',
+  'ownerTtl',
+  'controlTimeout',
+  'maxControlBytes',
 ];
 
 export function resolveRedisOptions(options: RedisOptions): RedisConfig {
@@ -79,6 +94,9 @@ export function resolveRedisOptions(options: RedisOptions): RedisConfig {
     connectTimeout: timer('connectTimeout', options.connectTimeout, DEFAULT_CONNECT_TIMEOUT),
     maxReconnectDelay: timer('maxReconnectDelay', options.maxReconnectDelay, DEFAULT_MAX_RECONNECT_DELAY),
     maxMessageBytes: positiveInteger('maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    ownerTtl: ownerTtl(options.ownerTtl),
+    controlTimeout: timer('controlTimeout', options.controlTimeout, DEFAULT_CONTROL_TIMEOUT),
+    maxControlBytes: positiveInteger('maxControlBytes', options.maxControlBytes, DEFAULT_MAX_CONTROL_BYTES),
   });
 }
 
@@ -86,6 +104,13 @@ export function resolveRedisOptions(options: RedisOptions): RedisConfig {
 function timer(name: string, value: unknown, fallback: number): number {
   const ms = positiveInteger(name, value, fallback);
   if (ms > MAX_REQUEST_TIMEOUT) throw invalid(`${name} must be at most ${MAX_REQUEST_TIMEOUT} ms, got ${ms}`);
+  return ms;
+}
+
+/** At least 3 ms, so that a refresh every third of it is a timer of at least 1 ms. */
+function ownerTtl(value: unknown): number {
+  const ms = timer('ownerTtl', value, DEFAULT_OWNER_TTL);
+  if (ms < 3) throw invalid(`ownerTtl must be at least 3 ms, got ${ms}`);
   return ms;
 }
 
