@@ -9,9 +9,12 @@ beforeAll(async () => {
 });
 afterAll(() => cluster?.stop());
 
-/** Calls `sleep` with 0 ms (in a session of its own) until one lands on `instance`, and says how many sleeps run there then. */
-async function sleepingOn(instance: string, version: string): Promise<number> {
-  const session = await legacySession(cluster.url, version);
+/**
+ * Calls `sleep` with 0 ms (in a 2025-11-25 session of its own: 2025-03-26 has no structured
+ * content) until one lands on `instance`, and says how many sleeps run there then.
+ */
+async function sleepingOn(instance: string): Promise<number> {
+  const session = await legacySession(cluster.url, '2025-11-25');
   for (let i = 0; i < 4; i++) {
     const reply = await session.call('tools/call', { name: 'sleep', arguments: { ms: 0 } });
     if (reply.instance === instance) return reply.body.result.structuredContent.concurrent;
@@ -43,7 +46,7 @@ describe('control messages reach the instance holding the session’s work, thro
         expect(cancel.instance).not.toBe(stream.instance);
         expect(cancel.status).toBe(202);
         // Nothing sleeps on its instance any more, and the stream ends with no response.
-        expect(await sleepingOn(stream.instance as string, version)).toBe(1);
+        expect(await sleepingOn(stream.instance as string)).toBe(1);
         expect(await endsWithoutResponse(stream)).toBe(true);
       });
 
@@ -127,7 +130,7 @@ describe('control messages reach the instance holding the session’s work, thro
         const deleted = await session.delete();
         expect(deleted.status).toBe(204);
         expect(new Set([get.instance, stream.instance, deleted.instance]).size).toBe(2);
-        expect(await sleepingOn(stream.instance as string, version)).toBe(1);
+        expect(await sleepingOn(stream.instance as string)).toBe(1);
         expect(await endsWithoutResponse(stream)).toBe(true);
         expect(await endsWithoutResponse(get)).toBe(true);
         expect((await session.call('tools/list')).status).toBe(404);

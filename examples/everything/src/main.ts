@@ -5,9 +5,10 @@
 //   node dist/main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS]
 //                             [--redis redis://HOST:PORT]
 // With --port it serves Streamable HTTP on http://127.0.0.1:N/mcp and prints that URL on stdout.
-// With --redis it is one member of a cluster behind a load balancer: sessions and change events
-// are shared through that Redis, and SNODO_MRTR_SECRET (required then: one secret of 32 characters
-// or more, or several comma-separated during a rotation, the first signing) gives the MRTR keys.
+// With --redis it is one member of a cluster behind a load balancer: sessions, change events and
+// control messages (cancels, answers, session updates, DELETE) go through that Redis, and
+// SNODO_MRTR_SECRET (required then: one secret of 32 characters or more, or several
+// comma-separated during a rotation, the first signing) gives the MRTR keys.
 // SNODO_MRTR_SECRET is also read without --redis.
 // --stats prints the executor's counters as one JSON line on stderr when serving ends. --console is
 // serve's `console` option: while serving, console output goes to stderr (default) or stays put.
@@ -108,7 +109,7 @@ if (values.stdio) {
     runtime,
     port,
     ...(values.host === undefined ? {} : { host: values.host }),
-    ...(shared === undefined ? {} : { sessionStore: shared.sessionStore }),
+    ...(shared === undefined ? {} : { sessionStore: shared.sessionStore, control: shared.control }),
     executor: new Executor({
       maxConcurrency: integer('max-concurrency'),
       maxQueue: integer('max-queue'),

@@ -27,9 +27,9 @@ export interface SnodoRedis {
   /** Core's `ChangeHub`, fanned out to every instance: the `hub` of `createServer`; notify through it. */
   readonly hub: ChangeHub & { readonly stats: ChangeStats };
   /**
-   * The control channel: a cancel, a client's answer, a session change or a DELETE for a session
-   * reaches the instance holding the session's open work, acknowledged once delivered there. Pass
-   * it as the `sessionControl` option of the HTTP host, beside `sessionStore`.
+   * Core's `ControlChannel` across instances: a cancel, a client's answer, a session update or a
+   * DELETE reaches the instance holding the session's open work, acknowledged once delivered
+   * there. The `control` option of the HTTP host, beside `sessionStore`.
    */
   readonly control: RedisControlChannel;
   /** The state of the link, with a PING on each connection (bounded by `commandTimeout`); never rejects. */

@@ -1,4 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import {
+  type ControlChannel,
+  type ControlHolder,
+  type ControlMessage,
+  decodeJson,
+  encodeJson,
+} from '@snodo/core';
 import { RedisError } from './errors.js';
 import { type RedisLink, script } from './link.js';
 import type { RedisConfig } from './options.js';
@@ -12,15 +19,15 @@ import type { RedisConfig } from './options.js';
  *   control:<instance>  channel   the control messages for that instance, and the acks of the
  *                                 messages it sent
  *
- *   sender                         Redis                               owner
- *   send(s, m) ── EVALSHA SEND ──► owners of s, expired ones dropped
- *                                  PUBLISH control:<owner> {q, r, f, s, m} ──► deliver(s, m)
- *              ◄── {a: r, d} ───── PUBLISH control:<sender> ◄──────────── true: it was delivered
+ *   sender                             Redis                              owner
+ *   deliver(s, m) ── EVALSHA SEND ──► owners of s, expired ones dropped
+ *                                     PUBLISH control:<owner> {q, r, f, s, m} ──► its holders of s
+ *                 ◄── {a: r/owner, d} ── PUBLISH control:<sender> ◄───────── d: one of them took it
  *
  * The lookup and the publishes are one script (one round trip); an owner whose channel has no
- * subscriber (its process is gone) gets nothing and is not waited for. `send` resolves once every
- * owner acknowledged, with how many delivered the message, or rejects with
- * `SNODO_ERR_CONTROL_TIMEOUT` after `controlTimeout`: never a success for a message not delivered.
+ * subscriber (its process is gone) gets nothing and is not waited for. `deliver` resolves once
+ * every owner acknowledged, or rejects with `SNODO_ERR_CONTROL_TIMEOUT` after `controlTimeout`
+ * (core answers 503 with `Retry-After: 1`): never a success for a message not delivered.
  */
 
 /** ZADD the instance to each key with expiry now+ttl; keep each key no shorter-lived. KEYS: owner keys. ARGV: instance, ttl. */
@@ -60,45 +67,55 @@ end
 return reached
 `);
 
-/** Delivers a control message to this instance's open work of a session; true when something took it. */
-export type ControlHandler = (sessionId: string, message: unknown) => boolean | Promise<boolean>;
-
 /** Counters of the control channel since `connectRedis`. */
 export interface ControlStats {
-  /** Messages this instance sent to other instances. */
+  /** Messages this instance sent to other instances (those that reached at least one). */
   readonly sent: number;
   /** Messages other instances sent here. */
   readonly received: number;
-  /** Sends that were not acknowledged by every owner within `controlTimeout`. */
+  /** Deliveries not acknowledged by every owner within `controlTimeout`. */
   readonly timedOut: number;
   /** Messages on this instance's channel that were not control messages, or over `maxControlBytes`: ignored. */
   readonly ignored: number;
   /** Sessions whose open work this instance holds now. */
   readonly held: number;
+  /** Owner records that could not be written (Redis down): that work was unreachable from other instances. */
+  readonly holdFailed: number;
 }
 
-/** One wire message: a request (`q`) for this instance, or an ack (`a`) of one it sent. */
+/** One wire message: a request (`q`) for this instance, or an ack (`a`: request id / owner) of one it sent. */
 type Wire =
-  | { readonly q: 1; readonly r: string; readonly f: string; readonly s: string; readonly m: unknown }
+  | { readonly q: 1; readonly r: string; readonly f: string; readonly s: string; readonly m: ControlMessage }
   | { readonly a: string; readonly d: boolean };
 
 interface Pending {
-  readonly from: Set<string> | undefined;
+  from: Set<string> | undefined;
   readonly early: Map<string, boolean>;
-  delivered: number;
-  waiting: number;
+  delivered: boolean;
   settle(error?: Error): void;
 }
 
+/** A session held here: its holders, and when its owner record was last written (local ms; 0: never). */
+interface Held {
+  readonly holders: Set<ControlHolder>;
+  written: number;
+}
+
+const KINDS: ReadonlySet<unknown> = new Set(['cancel', 'answer', 'update', 'end']);
+
 /**
- * The control channel of a cluster: `hold` records that this instance holds open work of a
- * session, `send` delivers a message to the instances that hold it and resolves only once they
- * acknowledged it, `receive` registers what delivers a message here. Held records are refreshed
- * every third of `ownerTtl` while held, and expire `ownerTtl` after the last refresh when this
- * process dies; a record is written at most once per third of `ownerTtl` per session, so a session
- * with one call after another costs no round trip per call.
+ * Core's `ControlChannel` across instances: pass it as the `control` option of the HTTP host.
+ * `attach` records (in Redis, at once) that this instance holds open work of a session, refreshed
+ * every third of `ownerTtl` while held and removed at the last detach; `deliver` acts here first,
+ * then sends the message to the other instances holding the session and resolves once they
+ * acknowledged it. A cancel or an answer that found its target here is not sent on (one target
+ * per session and id); an update or an end goes to every holder.
+ *
+ * A record is written when a session becomes held, so work that starts and ends within one round
+ * trip of Redis may be unreachable from another instance for that long; a client cannot cancel or
+ * answer what it has not seen start, so in practice this is the time of its own round trip.
  */
-export class RedisControlChannel {
+export class RedisControlChannel implements ControlChannel {
   readonly #link: RedisLink;
   readonly #instanceId: string;
   readonly #ownerPrefix: string;
@@ -106,13 +123,11 @@ export class RedisControlChannel {
   readonly #ownerTtl: number;
   readonly #timeout: number;
   readonly #maxBytes: number;
-  /** Sessions held here: how many holds, and when their record was last written (local ms). */
-  readonly #held = new Map<string, { count: number; written: number }>();
-  readonly #handlers = new Set<ControlHandler>();
+  readonly #held = new Map<string, Held>();
   readonly #pending = new Map<string, Pending>();
   #refresh: ReturnType<typeof setInterval> | undefined;
   #closed = false;
-  #stats = { sent: 0, received: 0, timedOut: 0, ignored: 0 };
+  #stats = { sent: 0, received: 0, timedOut: 0, ignored: 0, holdFailed: 0 };
 
   constructor(link: RedisLink, config: RedisConfig, instanceId: string) {
     this.#link = link;
@@ -135,110 +150,43 @@ export class RedisControlChannel {
     return { ...this.#stats, held: this.#held.size };
   }
 
-  /**
-   * Records that this instance holds open work of `sessionId`, until `release`; resolves once the
-   * record is in Redis (at once when it was written less than a third of `ownerTtl` ago). Rejects
-   * with a `RedisError` when Redis cannot record it: the work must not start unreachable.
-   */
-  async hold(sessionId: string): Promise<void> {
-    this.#open();
-    const now = Date.now();
-    const entry = this.#held.get(sessionId);
-    if (entry !== undefined) {
-      entry.count++;
-      if (now - entry.written < this.#ownerTtl / 3) return;
-    } else {
-      this.#held.set(sessionId, { count: 1, written: 0 });
+  attach(sessionId: string, holder: ControlHolder): () => void {
+    let held = this.#held.get(sessionId);
+    if (held === undefined) {
+      held = { holders: new Set(), written: 0 };
+      this.#held.set(sessionId, held);
+      if (!this.#closed) this.#write([sessionId]);
     }
-    try {
-      await this.#link.eval<number>(
-        HOLD,
-        [this.#ownerPrefix + sessionId],
-        [this.#instanceId, String(this.#ownerTtl)],
-      );
-    } catch (error) {
-      this.release(sessionId);
-      throw error;
-    }
-    const held = this.#held.get(sessionId);
-    if (held !== undefined) held.written = now;
-  }
-
-  /** Ends one `hold`; the last one removes this instance's record (best effort: it expires anyway). */
-  release(sessionId: string): void {
-    const entry = this.#held.get(sessionId);
-    if (entry === undefined) return;
-    if (--entry.count > 0) return;
-    this.#held.delete(sessionId);
-    if (this.#closed) return;
-    this.#link
-      .eval<number>(RELEASE, [this.#ownerPrefix + sessionId], [this.#instanceId])
-      .catch(() => undefined);
-  }
-
-  /** Registers what delivers messages here; the returned function unregisters it. */
-  receive(handler: ControlHandler): () => void {
-    this.#handlers.add(handler);
-    return () => this.#handlers.delete(handler);
+    held.holders.add(holder);
+    const entry = held;
+    return () => {
+      if (!entry.holders.delete(holder) || entry.holders.size > 0) return;
+      if (this.#held.get(sessionId) !== entry) return;
+      this.#held.delete(sessionId);
+      if (this.#closed) return;
+      // Best effort: a record left behind expires after ownerTtl, and its instance answers `false`.
+      this.#link
+        .eval<number>(RELEASE, [this.#ownerPrefix + sessionId], [this.#instanceId])
+        .catch(() => undefined);
+    };
   }
 
   /**
-   * Sends `message` (JSON) to the other instances holding open work of `sessionId`; resolves with
-   * how many of them delivered it (0: none holds it, or none took it), once every one answered.
-   * Rejects with `SNODO_ERR_CONTROL_TIMEOUT` when one did not answer within `controlTimeout`,
-   * `SNODO_ERR_MESSAGE_TOO_LARGE` over `maxControlBytes`, a `RedisError` when Redis fails.
+   * Delivers to this instance's holders of the session, then (unless a cancel or an answer found
+   * its target here) to the other instances holding it; true when a holder took it. Rejects with
+   * `SNODO_ERR_CONTROL_TIMEOUT` when an instance holding the session did not acknowledge within
+   * `controlTimeout`, `SNODO_ERR_MESSAGE_TOO_LARGE` over `maxControlBytes`, `SNODO_ERR_REDIS_CLOSED`
+   * after close, another `RedisError` when Redis fails.
    */
-  async send(sessionId: string, message: unknown): Promise<number> {
-    this.#open();
-    const id = randomUUID();
-    const text = JSON.stringify({ q: 1, r: id, f: this.#instanceId, s: sessionId, m: message });
-    const bytes = Buffer.byteLength(text);
-    if (bytes > this.#maxBytes) {
-      throw new RedisError(
-        'SNODO_ERR_MESSAGE_TOO_LARGE',
-        `control message of ${bytes} bytes, maxControlBytes is ${this.#maxBytes}`,
-      );
-    }
-    // Registered before publishing: an ack can arrive before the script's reply does.
-    let settle!: (error?: Error) => void;
-    const done = new Promise<void>((resolve, reject) => {
-      settle = (error) => (error === undefined ? resolve() : reject(error));
-    });
-    const pending: Pending = { from: undefined, early: new Map(), delivered: 0, waiting: 0, settle };
-    this.#pending.set(id, pending);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      const reached = await this.#link.eval<string[]>(
-        SEND,
-        [this.#ownerPrefix + sessionId],
-        [this.#instanceId, this.#channelPrefix, text],
-      );
-      if (reached.length === 0) return 0;
-      this.#stats.sent++;
-      const from = new Set(reached);
-      Object.assign(pending, { from });
-      pending.waiting = from.size;
-      for (const [owner, delivered] of pending.early) this.#ack(pending, owner, delivered);
-      if (pending.waiting > 0) {
-        timer = setTimeout(() => {
-          this.#stats.timedOut++;
-          pending.settle(
-            new RedisError(
-              'SNODO_ERR_CONTROL_TIMEOUT',
-              `${pending.waiting} of ${from.size} instance(s) holding session work did not answer in ${this.#timeout} ms`,
-            ),
-          );
-        }, this.#timeout);
-        await done;
-      }
-      return pending.delivered;
-    } finally {
-      clearTimeout(timer);
-      this.#pending.delete(id);
-    }
+  async deliver(sessionId: string, message: ControlMessage): Promise<boolean> {
+    if (this.#closed) throw new RedisError('SNODO_ERR_REDIS_CLOSED', 'cannot deliver a control message');
+    const here = this.#deliverHere(sessionId, message);
+    if (here && (message.kind === 'cancel' || message.kind === 'answer')) return true;
+    const there = await this.#send(sessionId, message);
+    return here || there;
   }
 
-  /** Fails every send still waiting; stops refreshing. The link's close ends the rest. */
+  /** Fails every delivery still waiting and stops refreshing; the link's close ends the rest. Idempotent. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -251,8 +199,68 @@ export class RedisControlChannel {
     }
   }
 
-  #open(): void {
-    if (this.#closed) throw new RedisError('SNODO_ERR_REDIS_CLOSED', 'cannot use the control channel');
+  /** Sends to the other owners of the session; true when one of them delivered it. */
+  async #send(sessionId: string, message: ControlMessage): Promise<boolean> {
+    const id = randomUUID();
+    const text = encodeJson({ q: 1, r: id, f: this.#instanceId, s: sessionId, m: message });
+    const bytes = Buffer.byteLength(text);
+    if (bytes > this.#maxBytes) {
+      throw new RedisError(
+        'SNODO_ERR_MESSAGE_TOO_LARGE',
+        `control message of ${bytes} bytes, maxControlBytes is ${this.#maxBytes}`,
+      );
+    }
+    // Registered before publishing: an ack can arrive before the script's reply does.
+    let settle!: (error?: Error) => void;
+    const done = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error === undefined ? resolve() : reject(error));
+    });
+    const pending: Pending = { from: undefined, early: new Map(), delivered: false, settle };
+    this.#pending.set(id, pending);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const reached = await this.#link.eval<string[]>(
+        SEND,
+        [this.#ownerPrefix + sessionId],
+        [this.#instanceId, this.#channelPrefix, text],
+      );
+      if (reached.length === 0) return false;
+      this.#stats.sent++;
+      pending.from = new Set(reached);
+      for (const [owner, delivered] of pending.early) this.#ack(pending, owner, delivered);
+      if (pending.from.size > 0) {
+        const waiting = pending.from;
+        timer = setTimeout(() => {
+          this.#stats.timedOut++;
+          settle(
+            new RedisError(
+              'SNODO_ERR_CONTROL_TIMEOUT',
+              `${waiting.size} of ${reached.length} instance(s) holding session work did not answer in ${this.#timeout} ms`,
+            ),
+          );
+        }, this.#timeout);
+        await done;
+      }
+      return pending.delivered;
+    } finally {
+      clearTimeout(timer);
+      this.#pending.delete(id);
+    }
+  }
+
+  #deliverHere(sessionId: string, message: ControlMessage): boolean {
+    const held = this.#held.get(sessionId);
+    if (held === undefined) return false;
+    let delivered = false;
+    // A copy: a holder may detach itself while receiving (an `end`).
+    for (const holder of [...held.holders]) {
+      try {
+        if (holder.receive(message)) delivered = true;
+      } catch {
+        // A holder that throws took nothing; the sender learns it from the ack.
+      }
+    }
+    return delivered;
   }
 
   #ack(pending: Pending, owner: string, delivered: boolean): void {
@@ -261,9 +269,8 @@ export class RedisControlChannel {
       return;
     }
     if (!pending.from.delete(owner)) return;
-    pending.waiting--;
-    if (delivered) pending.delivered++;
-    if (pending.waiting === 0) pending.settle();
+    if (delivered) pending.delivered = true;
+    if (pending.from.size === 0) pending.settle();
   }
 
   #receive(text: string): void {
@@ -273,72 +280,65 @@ export class RedisControlChannel {
       return;
     }
     if ('a' in wire) {
-      const [request, owner] = splitAck(wire.a);
-      const pending = request === undefined ? undefined : this.#pending.get(request);
-      if (pending !== undefined && owner !== undefined) this.#ack(pending, owner, wire.d);
+      const slash = wire.a.indexOf('/');
+      const pending = slash === -1 ? undefined : this.#pending.get(wire.a.slice(0, slash));
+      if (pending !== undefined) this.#ack(pending, wire.a.slice(slash + 1), wire.d);
       return;
     }
     this.#stats.received++;
-    this.#deliver(wire.s, wire.m).then((delivered) => {
-      const ack = JSON.stringify({ a: `${wire.r}/${this.#instanceId}`, d: delivered });
-      this.#link.publish(this.#channelPrefix + wire.f, ack).catch(() => undefined);
-    });
+    const delivered = this.#deliverHere(wire.s, wire.m);
+    const ack = JSON.stringify({ a: `${wire.r}/${this.#instanceId}`, d: delivered });
+    // Lost with the link: the sender then times out (503), it never hears a false success.
+    this.#link.publish(this.#channelPrefix + wire.f, ack).catch(() => undefined);
   }
 
-  async #deliver(sessionId: string, message: unknown): Promise<boolean> {
-    let delivered = false;
-    for (const handler of this.#handlers) {
-      try {
-        if (await handler(sessionId, message)) delivered = true;
-      } catch {
-        // A handler that throws delivered nothing; the sender learns it from the ack.
-      }
-    }
-    return delivered;
-  }
-
-  #refreshHeld(): void {
+  /** Writes the owner records of `sessions`; a failure is counted, and retried on the next refresh. */
+  #write(sessions: readonly string[]): void {
     const now = Date.now();
-    const due = [...this.#held].filter(([, entry]) => now - entry.written >= this.#ownerTtl / 3);
-    if (due.length === 0 || this.#closed) return;
     this.#link
       .eval<number>(
         HOLD,
-        due.map(([session]) => this.#ownerPrefix + session),
+        sessions.map((session) => this.#ownerPrefix + session),
         [this.#instanceId, String(this.#ownerTtl)],
       )
       .then(
         () => {
-          for (const [, entry] of due) entry.written = now;
+          for (const session of sessions) {
+            const held = this.#held.get(session);
+            if (held !== undefined) held.written = now;
+          }
         },
-        // Redis down: the records may expire; they are written again on the next tick.
-        () => undefined,
+        () => {
+          this.#stats.holdFailed++;
+        },
       );
   }
-}
 
-function splitAck(value: string): [string | undefined, string | undefined] {
-  const slash = value.indexOf('/');
-  return slash === -1 ? [undefined, undefined] : [value.slice(0, slash), value.slice(slash + 1)];
+  #refreshHeld(): void {
+    if (this.#closed) return;
+    const now = Date.now();
+    const due: string[] = [];
+    for (const [session, held] of this.#held) if (now - held.written >= this.#ownerTtl / 3) due.push(session);
+    if (due.length > 0) this.#write(due);
+  }
 }
 
 /** A wire message, or undefined for anything else (never throws). */
 function parse(text: string): Wire | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const record = value as Record<string, unknown>;
-  if (typeof record.a === 'string' && typeof record.d === 'boolean') return value as Wire;
+  const decoded = decodeJson(text);
+  if (!decoded.ok || typeof decoded.value !== 'object' || decoded.value === null) return undefined;
+  const record = decoded.value as Record<string, unknown>;
+  if (typeof record.a === 'string' && typeof record.d === 'boolean') return record as Wire;
+  const message = record.m as Record<string, unknown> | null | undefined;
   if (
     record.q === 1 &&
     typeof record.r === 'string' &&
     typeof record.f === 'string' &&
-    typeof record.s === 'string'
+    typeof record.s === 'string' &&
+    typeof message === 'object' &&
+    message !== null &&
+    KINDS.has(message.kind)
   )
-    return value as Wire;
+    return record as Wire;
   return undefined;
 }

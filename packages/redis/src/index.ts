@@ -1,7 +1,7 @@
 // @snodo/redis: the state several instances of a Snodo server share behind one load balancer.
 export type { ChangeStats, RedisChangeHub } from './change-hub.js';
 export { connectRedis, type RedisHealth, type SnodoRedis } from './connect.js';
-export type { ControlHandler, ControlStats, RedisControlChannel } from './control.js';
+export type { ControlStats, RedisControlChannel } from './control.js';
 export {
   DEFAULT_COMMAND_TIMEOUT,
   DEFAULT_CONNECT_TIMEOUT,

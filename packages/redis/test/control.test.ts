@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
+import type { ControlHolder, ControlMessage } from '@snodo/core';
 import { describe, expect, it } from 'vitest';
-import { RedisError } from '../src/index.js';
+import { RedisError, type SnodoRedis } from '../src/index.js';
 import { useRedis } from './helpers/cluster.js';
 import { until } from './helpers/until.js';
 
@@ -14,132 +16,192 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   return error.code;
 }
 
-describe('the control channel', () => {
-  it('delivers a message to the instance holding the session, and acknowledges only after delivery there', async () => {
-    const { instances } = await redis.cluster(3);
-    const [a, b, c] = instances;
-    const seen: unknown[] = [];
-    let finishDelivery: (delivered: boolean) => void = () => undefined;
-    a.control.receive((session, message) => {
-      seen.push([session, message]);
-      return new Promise<boolean>((resolve) => {
-        finishDelivery = resolve;
-      });
-    });
-    c.control.receive(() => {
-      throw new Error('c holds nothing and is never asked');
-    });
-    await a.control.hold('s1');
-    let settled = false;
-    const sent = b.control.send('s1', { type: 'cancel', id: 7 }).finally(() => {
-      settled = true;
-    });
-    await until('the message to reach a', () => seen.length === 1);
-    expect(seen).toEqual([['s1', { type: 'cancel', id: 7 }]]);
-    // a has not finished delivering it: the sender still waits.
-    expect(settled).toBe(false);
-    finishDelivery(true);
-    expect(await sent).toBe(1);
-    expect(a.control.stats).toMatchObject({ received: 1, held: 1 });
-    expect(b.control.stats).toMatchObject({ sent: 1, timedOut: 0 });
+const cancel = (requestKey: string): ControlMessage => ({ kind: 'cancel', requestKey, reason: 'test' });
+
+/** A holder that records what it receives and takes what `takes` says. */
+function holder(takes: (message: ControlMessage) => boolean = () => true) {
+  const seen: ControlMessage[] = [];
+  const receive = (message: ControlMessage) => {
+    seen.push(message);
+    return takes(message);
+  };
+  return { seen, receive } satisfies ControlHolder & { seen: ControlMessage[] };
+}
+
+/** Attaches and waits until the owner record is in Redis (attach writes it without waiting). */
+async function attached(instance: SnodoRedis, prefix: string, session: string, taker: ControlHolder) {
+  const detach = instance.control.attach(session, taker);
+  await until('the owner record', () =>
+    redis.server().cli('ZSCORE', `${prefix}owner:${session}`, instance.instanceId) !== '' ? true : undefined,
+  );
+  return detach;
+}
+
+/**
+ * An owner that never answers: a `redis-cli SUBSCRIBE` child on the channel of an instance id
+ * recorded as holding `session`, as a process that hangs would be.
+ */
+async function ghost(prefix: string, session: string) {
+  const id = `ghost-${session}`;
+  const child = spawn(
+    'redis-cli',
+    ['-p', String(redis.server().port), 'SUBSCRIBE', `${prefix}control:${id}`],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await until('the ghost to subscribe', () =>
+    redis.server().cli('PUBSUB', 'NUMSUB', `${prefix}control:${id}`).endsWith('1'),
+  );
+  redis.server().cli('ZADD', `${prefix}owner:${session}`, String(Date.now() + 600_000), id);
+  return {
+    /** Control messages it got (each printed as "message", channel, payload). */
+    received: () => output.split('\n').filter((line) => line.startsWith('{"q":1')).length,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+describe('the control channel (core’s ControlChannel across instances)', () => {
+  it('delivers to the instance holding the session, once it acted there, and to no other', async () => {
+    const { prefix, instances } = await redis.cluster(3);
+    const [a, b] = instances;
+    const c = instances[2] as SnodoRedis;
+    const onA = holder((message) => message.kind === 'cancel' && message.requestKey === '"7"');
+    const onC = holder();
+    await attached(a, prefix, 's1', onA);
+    c.control.attach('other', onC);
+    expect(await b.control.deliver('s1', cancel('"7"'))).toBe(true);
+    expect(await b.control.deliver('s1', cancel('"8"'))).toBe(false);
+    expect(onA.seen).toEqual([cancel('"7"'), cancel('"8"')]);
+    expect(onC.seen).toEqual([]);
+    expect(a.control.stats).toMatchObject({ received: 2, held: 1 });
+    expect(b.control.stats).toMatchObject({ sent: 2, timedOut: 0 });
   });
 
-  it('answers 0 when no instance holds the session, or the holder took nothing, and after the last release', async () => {
+  it('delivers a cancel or an answer that found its target here without a round trip, an update and an end everywhere', async () => {
     const { prefix, instances } = await redis.cluster(2);
     const [a, b] = instances;
-    a.control.receive(() => false);
-    expect(await b.control.send('nobody', { type: 'cancel' })).toBe(0);
-    await a.control.hold('s2');
-    await a.control.hold('s2');
-    expect(await b.control.send('s2', { type: 'cancel' })).toBe(0);
-    a.control.release('s2');
-    expect(a.control.stats.held).toBe(1);
-    a.control.release('s2');
-    expect(a.control.stats.held).toBe(0);
+    const onA = holder();
+    const onB = holder();
+    await attached(a, prefix, 's2', onA);
+    await attached(b, prefix, 's2', onB);
+    expect(await b.control.deliver('s2', cancel('"1"'))).toBe(true);
+    expect(onA.seen).toEqual([]);
+    const update: ControlMessage = { kind: 'end', reason: 'session deleted' };
+    expect(await b.control.deliver('s2', update)).toBe(true);
+    expect(onA.seen).toEqual([update]);
+    expect(onB.seen).toEqual([cancel('"1"'), update]);
+  });
 
-    expect(await b.control.send('s2', { type: 'cancel' })).toBe(0);
-    // The sender's own holds are not sent to: it delivers locally first.
-    await b.control.hold('s3');
-    expect(await b.control.send('s3', { type: 'cancel' })).toBe(0);
+  it('answers false when no instance holds the session, and after the last detach removed the record', async () => {
+    const { prefix, instances } = await redis.cluster(2);
+    const [a, b] = instances;
+    expect(await b.control.deliver('nobody', cancel('"1"'))).toBe(false);
+    const first = await attached(a, prefix, 's3', holder());
+    const second = a.control.attach('s3', holder());
+    first();
+    expect(a.control.stats.held).toBe(1);
+    second();
+    second();
+    expect(a.control.stats.held).toBe(0);
+    await until('the record to be removed', () => redis.server().cli('EXISTS', `${prefix}owner:s3`) === '0');
+    expect(await b.control.deliver('s3', cancel('"1"'))).toBe(false);
+    expect(b.control.stats.sent).toBe(0);
   });
 
   it('does not wait for an owner whose process is gone, and forgets its record after ownerTtl', async () => {
     const { prefix, instances } = await redis.cluster(2, { ownerTtl: 300 });
     const [a, b] = instances;
-    await a.control.hold('s4');
+    await attached(a, prefix, 's4', holder());
     await a.close();
     // a's record is still there (closing does not release), but no one listens on its channel.
     expect(redis.server().cli('ZCARD', `${prefix}owner:s4`)).toBe('1');
-    expect(await b.control.send('s4', { type: 'end' })).toBe(0);
+    expect(await b.control.deliver('s4', { kind: 'end', reason: 'x' })).toBe(false);
     await until('the record to expire', () => redis.server().cli('EXISTS', `${prefix}owner:s4`) === '0');
   });
 
   it('keeps refreshing the record of a session held longer than ownerTtl', async () => {
     const { prefix, instances } = await redis.cluster(2, { ownerTtl: 90 });
     const [a, b] = instances;
-    a.control.receive(() => true);
-    await a.control.hold('s5');
+    await attached(a, prefix, 's5', holder());
     const first = Number(redis.server().cli('ZSCORE', `${prefix}owner:s5`, a.instanceId));
     await until('a refresh beyond the first expiry', () => {
       const score = Number(redis.server().cli('ZSCORE', `${prefix}owner:s5`, a.instanceId));
       return score > first + 90;
     });
-    expect(await b.control.send('s5', { type: 'cancel' })).toBe(1);
+    expect(await b.control.deliver('s5', cancel('"1"'))).toBe(true);
   });
 
   it('fails with SNODO_ERR_CONTROL_TIMEOUT when a holder does not acknowledge in controlTimeout', async () => {
-    const { instances } = await redis.cluster(2, { controlTimeout: 50 });
-    const [a, b] = instances;
-    a.control.receive(() => new Promise<boolean>(() => undefined));
-    await a.control.hold('s6');
-    expect(await refusal(b.control.send('s6', { type: 'cancel' }))).toBe('SNODO_ERR_CONTROL_TIMEOUT');
-    expect(b.control.stats.timedOut).toBe(1);
+    const { prefix, instances } = await redis.cluster(2, { controlTimeout: 50 });
+    const [, b] = instances;
+    const silent = await ghost(prefix, 's6');
+    try {
+      expect(await refusal(b.control.deliver('s6', cancel('"1"')))).toBe('SNODO_ERR_CONTROL_TIMEOUT');
+      expect(b.control.stats.timedOut).toBe(1);
+    } finally {
+      await silent.stop();
+    }
   });
 
   it('refuses a message over maxControlBytes before sending it, and ignores one received', async () => {
-    const { prefix, instances } = await redis.cluster(2, { maxControlBytes: 200 });
+    const { prefix, instances } = await redis.cluster(2, { maxControlBytes: 300 });
     const [a, b] = instances;
-    const seen: unknown[] = [];
-    a.control.receive((_, message) => {
-      seen.push(message);
-      return true;
-    });
-    await a.control.hold('s7');
-    // The envelope (ids of the request, the sender and the session) is 120 bytes with this session id.
+    const onA = holder();
+    await attached(a, prefix, 's7', onA);
     const envelope = Buffer.byteLength(
-      JSON.stringify({ q: 1, r: crypto.randomUUID(), f: b.instanceId, s: 's7', m: '' }),
+      JSON.stringify({
+        q: 1,
+        r: crypto.randomUUID(),
+        f: b.instanceId,
+        s: 's7',
+        m: { kind: 'end', reason: '' },
+      }),
     );
-    const fits = 'x'.repeat(200 - envelope);
-    expect(await b.control.send('s7', fits)).toBe(1);
-    expect(await refusal(b.control.send('s7', `${fits}x`))).toBe('SNODO_ERR_MESSAGE_TOO_LARGE');
-    expect(seen).toEqual([fits]);
-    redis.server().cli('PUBLISH', `${prefix}control:${a.instanceId}`, 'y'.repeat(201));
-    redis.server().cli('PUBLISH', `${prefix}control:${a.instanceId}`, '{"not":"control"}');
+    const fits: ControlMessage = { kind: 'end', reason: 'x'.repeat(300 - envelope) };
+    expect(await b.control.deliver('s7', fits)).toBe(true);
+    const over: ControlMessage = { kind: 'end', reason: `${fits.reason}x` };
+    expect(await refusal(b.control.deliver('s7', over))).toBe('SNODO_ERR_MESSAGE_TOO_LARGE');
+    expect(onA.seen).toEqual([fits]);
+    redis.server().cli('PUBLISH', `${prefix}control:${a.instanceId}`, 'y'.repeat(301));
+    redis
+      .server()
+      .cli('PUBLISH', `${prefix}control:${a.instanceId}`, '{"q":1,"r":"r","f":"f","s":"s","m":{}}');
     await until('both to be ignored', () => a.control.stats.ignored === 2);
   });
 
-  it('fails with SNODO_ERR_REDIS_CLOSED after close, and fails a send that was waiting', async () => {
-    const { instances } = await redis.cluster(2);
-    const [a, b] = instances;
-    a.control.receive(() => new Promise<boolean>(() => undefined));
-    await a.control.hold('s8');
-    const waiting = b.control.send('s8', { type: 'cancel' });
-    await until('a to receive it', () => a.control.stats.received === 1);
-    await b.close();
-    expect(await refusal(waiting)).toBe('SNODO_ERR_REDIS_CLOSED');
-    expect(await refusal(b.control.send('s8', {}))).toBe('SNODO_ERR_REDIS_CLOSED');
-    expect(await refusal(b.control.hold('s8'))).toBe('SNODO_ERR_REDIS_CLOSED');
+  it('fails with SNODO_ERR_REDIS_CLOSED after close, and fails a delivery that was waiting', async () => {
+    const { prefix, instances } = await redis.cluster(2, { controlTimeout: 60_000 });
+    const [, b] = instances;
+    const silent = await ghost(prefix, 's8');
+    try {
+      const waiting = b.control.deliver('s8', cancel('"1"'));
+      await until('the message to reach the silent owner', () => silent.received() === 1);
+      await b.close();
+      expect(await refusal(waiting)).toBe('SNODO_ERR_REDIS_CLOSED');
+      expect(await refusal(b.control.deliver('s8', cancel('"1"')))).toBe('SNODO_ERR_REDIS_CLOSED');
+    } finally {
+      await silent.stop();
+    }
   });
 
-  it('fails a send and a hold honestly while Redis is down', async () => {
+  it('fails a delivery honestly while Redis is down, and counts an owner record it could not write', async () => {
     const { instances } = await redis.cluster(2);
     const [a, b] = instances;
     await redis.server().kill();
     try {
-      await until('b to see the link down', async () => !(await b.health()).ok);
-      expect(await refusal(b.control.send('s9', {}))).toBe('SNODO_ERR_REDIS_UNAVAILABLE');
-      expect(await refusal(a.control.hold('s9'))).toBe('SNODO_ERR_REDIS_UNAVAILABLE');
-      expect(a.control.stats.held).toBe(0);
+      await until('the links to be seen down', async () => !(await b.health()).ok && !(await a.health()).ok);
+      expect(await refusal(b.control.deliver('s9', cancel('"1"')))).toBe('SNODO_ERR_REDIS_UNAVAILABLE');
+      a.control.attach('s9', holder());
+      await until('the failed owner record', () => a.control.stats.holdFailed === 1);
     } finally {
       await redis.server().restart();
     }

@@ -4,6 +4,7 @@ import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
 import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
 import { ErrorCode } from '../errors/codes.js';
+import { SnodoError } from '../errors/snodo-error.js';
 import { ExecutorError } from '../executor/errors.js';
 import type { SubscriptionSlot } from '../executor/executor.js';
 import { encodeJson } from '../json/index.js';
@@ -38,6 +39,37 @@ type Of<K extends Work['kind']> = Extract<Work, { kind: K }>;
  * or DELETE of the session stops it.
  */
 export async function execute(prepared: PreparedRequest): Promise<HttpResponse> {
+  try {
+    return await run(prepared);
+  } catch (error) {
+    if (isControlTimeout(error)) {
+      const { work } = prepared;
+      return controlTimeout(work.kind === 'request' ? work.message.id : null);
+    }
+    throw error;
+  }
+}
+
+function isControlTimeout(error: unknown): boolean {
+  return SnodoError.is(error) && error.code === 'SNODO_ERR_CONTROL_TIMEOUT';
+}
+
+/**
+ * A control channel across instances could not reach the one holding the session's work in its
+ * bounded wait: nothing was acknowledged, and the client may try again.
+ */
+function controlTimeout(id: RequestId | null): HttpResponse {
+  return errorHttpResponse(
+    503,
+    id,
+    ErrorCode.InternalError,
+    'The instance holding this session did not answer: try again',
+    undefined,
+    { ...JSON_HEADERS, 'retry-after': '1' },
+  );
+}
+
+function run(prepared: PreparedRequest): Promise<HttpResponse> | HttpResponse {
   const { work } = prepared;
   switch (work.kind) {
     case 'request':
@@ -183,8 +215,12 @@ async function runLegacyRequest(
     async (signal): Promise<Outcome> => {
       const outcome = await dispatch(runtime, message, { ...context, signal });
       if (outcome.type === 'stream') await relayAll(outcome.messages, relay);
-      else if (outcome.type === 'response') relay.end(outcome.message);
-      else relay.abandon();
+      else if (outcome.type === 'response') {
+        // Stored, and delivered to the session's streams, before the client has the answer: its
+        // next request (on any instance) sees the change (`resources/subscribe`, then updates).
+        if (outcome.session) await storeSession(config, session.id, outcome.session);
+        relay.end(outcome.message);
+      } else relay.abandon();
       return outcome;
     },
     config.requestTimeout === undefined
@@ -195,8 +231,9 @@ async function runLegacyRequest(
   settled.then(
     async (outcome) => {
       untrack();
-      if (outcome.type !== 'subscription' && outcome.session)
-        await storeSession(config, session.id, outcome.session);
+      // A streamed answer is already sent: a failure to store is lost with it, never unhandled.
+      if (outcome.type === 'stream' && outcome.session)
+        await storeSession(config, session.id, outcome.session).catch(() => undefined);
     },
     (error) => {
       untrack();
@@ -455,6 +492,7 @@ function emptyStream(): HttpStreamResponse {
 
 /** How an executor refusal reaches the client: a 200 with the JSON-RPC error, as every error but the edge's. */
 function failure(config: HttpConfig, error: unknown, id: RequestId | null): HttpResponse {
+  if (isControlTimeout(error)) return controlTimeout(id);
   if (ExecutorError.is(error)) {
     switch (error.code) {
       case 'SNODO_ERR_OVERLOADED':
