@@ -43,12 +43,6 @@ end
 return 0
 `);
 
-/** KEYS: owner key. ARGV: instance. */
-const RELEASE = script(`
-redis.call('ZREM', KEYS[1], ARGV[1])
-return 0
-`);
-
 /**
  * Publishes the message to every live owner but the sender. KEYS: owner key. ARGV: sender,
  * channel prefix, message. Returns the owners that had a subscriber.
@@ -106,7 +100,7 @@ const KINDS: ReadonlySet<unknown> = new Set(['cancel', 'answer', 'update', 'end'
 /**
  * Core's `ControlChannel` across instances: pass it as the `control` option of the HTTP host.
  * `attach` records (in Redis, at once) that this instance holds open work of a session, refreshed
- * every third of `ownerTtl` while held and removed at the last detach; `deliver` acts here first,
+ * every third of `ownerTtl` while held and left to expire after the last detach; `deliver` acts here first,
  * then sends the message to the other instances holding the session and resolves once they
  * acknowledged it. A cancel or an answer that found its target here is not sent on (one target
  * per session and id); an update or an end goes to every holder.
@@ -147,7 +141,9 @@ export class RedisControlChannel implements ControlChannel {
   }
 
   get stats(): ControlStats {
-    return { ...this.#stats, held: this.#held.size };
+    let held = 0;
+    for (const entry of this.#held.values()) if (entry.holders.size > 0) held++;
+    return { ...this.#stats, held };
   }
 
   attach(sessionId: string, holder: ControlHolder): () => void {
@@ -155,19 +151,17 @@ export class RedisControlChannel implements ControlChannel {
     if (held === undefined) {
       held = { holders: new Set(), written: 0 };
       this.#held.set(sessionId, held);
-      if (!this.#closed) this.#write([sessionId]);
     }
+    // A record written less than a third of ownerTtl ago (by this holder's predecessor, say: one
+    // call after another) still has two thirds to live, and the refresh keeps it: no round trip.
+    if (held.holders.size === 0 && Date.now() - held.written >= this.#ownerTtl / 3 && !this.#closed)
+      this.#write([sessionId]);
     held.holders.add(holder);
     const entry = held;
     return () => {
-      if (!entry.holders.delete(holder) || entry.holders.size > 0) return;
-      if (this.#held.get(sessionId) !== entry) return;
-      this.#held.delete(sessionId);
-      if (this.#closed) return;
-      // Best effort: a record left behind expires after ownerTtl, and its instance answers `false`.
-      this.#link
-        .eval<number>(RELEASE, [this.#ownerPrefix + sessionId], [this.#instanceId])
-        .catch(() => undefined);
+      // The record is left to expire (within ownerTtl): until then this instance answers `false`
+      // for the session, which costs a round trip to a control message, not one to every call.
+      entry.holders.delete(holder);
     };
   }
 
@@ -250,7 +244,7 @@ export class RedisControlChannel implements ControlChannel {
 
   #deliverHere(sessionId: string, message: ControlMessage): boolean {
     const held = this.#held.get(sessionId);
-    if (held === undefined) return false;
+    if (held === undefined || held.holders.size === 0) return false;
     let delivered = false;
     // A copy: a holder may detach itself while receiving (an `end`).
     for (const holder of [...held.holders]) {
@@ -294,31 +288,37 @@ export class RedisControlChannel implements ControlChannel {
 
   /** Writes the owner records of `sessions`; a failure is counted, and retried on the next refresh. */
   #write(sessions: readonly string[]): void {
+    // Counted as written from the start, so that a session held again meanwhile is not written twice.
     const now = Date.now();
+    for (const session of sessions) {
+      const held = this.#held.get(session);
+      if (held !== undefined) held.written = now;
+    }
     this.#link
       .eval<number>(
         HOLD,
         sessions.map((session) => this.#ownerPrefix + session),
         [this.#instanceId, String(this.#ownerTtl)],
       )
-      .then(
-        () => {
-          for (const session of sessions) {
-            const held = this.#held.get(session);
-            if (held !== undefined) held.written = now;
-          }
-        },
-        () => {
-          this.#stats.holdFailed++;
-        },
-      );
+      .catch(() => {
+        this.#stats.holdFailed++;
+        for (const session of sessions) {
+          const held = this.#held.get(session);
+          if (held !== undefined && held.written === now) held.written = 0;
+        }
+      });
   }
 
+  /** Writes the records due of sessions held; forgets the sessions no longer held whose record is due. */
   #refreshHeld(): void {
     if (this.#closed) return;
     const now = Date.now();
     const due: string[] = [];
-    for (const [session, held] of this.#held) if (now - held.written >= this.#ownerTtl / 3) due.push(session);
+    for (const [session, held] of this.#held) {
+      if (now - held.written < this.#ownerTtl / 3) continue;
+      if (held.holders.size > 0) due.push(session);
+      else this.#held.delete(session);
+    }
     if (due.length > 0) this.#write(due);
   }
 }
