@@ -184,7 +184,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(
+    events: sseFrames(
       messages,
       { keepAliveInterval: config.keepAliveInterval, disconnect: request.signal },
       head.value,
@@ -252,7 +252,7 @@ async function runLegacyRequest(
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(
+    events: sseFrames(
       messages,
       { keepAliveInterval: config.keepAliveInterval, disconnect: request.signal },
       head.value,
@@ -297,7 +297,7 @@ function serveHeldStream(
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(source[Symbol.asyncIterator](), {
+    events: sseFrames(source[Symbol.asyncIterator](), {
       keepAliveInterval: config.keepAliveInterval,
       disconnect,
       shutdown: config.shutdownSignal,
@@ -487,7 +487,7 @@ function timedOut(id: RequestId): JsonRpcResponse {
 }
 
 function emptyStream(): HttpStreamResponse {
-  return { status: 200, headers: SSE_HEADERS, stream: (async function* () {})() };
+  return { status: 200, headers: SSE_HEADERS, events: (async function* () {})() };
 }
 
 /** How an executor refusal reaches the client: a 200 with the JSON-RPC error, as every error but the edge's. */
