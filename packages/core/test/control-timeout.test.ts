@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   type ControlChannel,
   type ControlMessage,
-  handle,
   MemoryControlChannel,
   resolveHttpOptions,
   SnodoError,
 } from '../src/index.js';
-import { httpRequest, httpServer, LEGACY_HEADERS, newProbe, post } from './http-helpers.js';
+import { handle, httpRequest, httpServer, LEGACY_HEADERS, newProbe, post } from './http-helpers.js';
 
 const VERSION = '2025-11-25';
 
