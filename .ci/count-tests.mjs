@@ -3,10 +3,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const roots = ['packages', 'examples'].flatMap((dir) =>
+const roots = ['packages', 'examples', 'tests'].flatMap((dir) =>
   existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [],
 );
-roots.push('tests', 'bench');
+roots.push('bench');
 
 let passed = 0;
 let failed = 0;

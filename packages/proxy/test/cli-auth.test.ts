@@ -1,7 +1,10 @@
 // snodo-proxy's HTTP frontend as an OAuth 2.1 resource server (the config's `auth`, against a real
 // authorization server on loopback), with CORS and the health route reporting every backend.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@snodo/client';
@@ -83,6 +86,32 @@ describe('snodo-proxy with auth, corsOrigins and health', () => {
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+    }
+  });
+
+  it('an auth issuer without metadata stops the command at start: exit code 2 and the reason on stderr', async () => {
+    // An "authorization server" that answers 404 to every metadata URL.
+    const empty = createServer((_request, response) => response.writeHead(404).end());
+    empty.listen(0, '127.0.0.1');
+    await once(empty, 'listening');
+    const issuer = `http://127.0.0.1:${(empty.address() as AddressInfo).port}`;
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'snodo-proxy-auth-'));
+      const path = join(dir, 'proxy.json');
+      writeFileSync(
+        path,
+        JSON.stringify({ listen: { port: 0 }, backends: [], auth: { authorizationServers: [issuer] } }),
+      );
+      const child = spawn(process.execPath, [BIN, '--config', path], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+      });
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(2);
+      expect(stderr).toContain(`authorization server ${issuer} has no usable metadata`);
+    } finally {
+      empty.close();
     }
   });
 

@@ -11,6 +11,7 @@ import { DEMO_MAIN, demoStdio, waitForOutput } from './helpers/servers.js';
 
 const BIN = join(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
 const CONSOLE_ON_SIGNAL = join(import.meta.dirname, 'fixtures', 'console-on-signal.mjs');
+const CONSOLE_ON_SPAWN = join(import.meta.dirname, 'fixtures', 'console-on-spawn.mjs');
 const TOKEN = 'frontend-token-0123456789';
 
 function tempFile(name: string, content: string): string {
@@ -213,6 +214,37 @@ describe('snodo-proxy --config', () => {
     await client.close();
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
     expect(stderr.join('')).toContain('snodo-proxy: end of input: shutting down');
+  });
+
+  it('with --stdio, console output while the backends start (before serving) goes to stderr too', async () => {
+    const path = demoOverStdioConfig();
+    let stderr = '';
+    const warnings: string[] = [];
+    const client = await connect(
+      {
+        stdio: {
+          command: process.execPath,
+          args: ['--import', CONSOLE_ON_SPAWN, BIN, '--config', path, '--stdio'],
+        },
+      },
+      {
+        onStderr: (text) => {
+          stderr += text;
+        },
+        // A stdout line that is not JSON-RPC is skipped with a warning.
+        onWarning: (message) => warnings.push(message),
+      },
+    );
+    try {
+      // The backend was spawned (and the line logged) before the proxy could answer this.
+      expect(await client.callTool('demo.echo', { text: 'serving' })).toMatchObject({
+        content: [{ text: 'serving' }],
+      });
+      expect(warnings).toEqual([]);
+      expect(stderr).toContain('stray at start-up\n');
+    } finally {
+      await client.close();
+    }
   });
 
   it('with --stdio, console output in the proxy process goes to stderr: stdout carries protocol messages only', async () => {

@@ -4,8 +4,17 @@
 // requiredScopes, and configuration errors at start-up.
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createResourceServer, createServer, type Runtime, SnodoError, tool } from '@snodo/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createResourceServer,
+  createServer,
+  prompt,
+  type Runtime,
+  resource,
+  resourceTemplate,
+  SnodoError,
+  tool,
+} from '@snodo/core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type AuthorizationServer,
   clientCredentialsClient,
@@ -33,6 +42,21 @@ function runtime(): Runtime {
           }),
       }),
       tool({ name: 'reset', requiredScopes: ['mcp:admin'], handler: () => 'reset done' }),
+    ],
+    prompts: [
+      prompt({ name: 'greet', get: () => 'Hello' }),
+      prompt({ name: 'audit', requiredScopes: ['mcp:admin'], get: () => 'Audit everything' }),
+    ],
+    resources: [
+      resource({ uri: 'admin://log', name: 'log', requiredScopes: ['mcp:admin'], read: () => 'the log' }),
+    ],
+    resourceTemplates: [
+      resourceTemplate({
+        uriTemplate: 'admin://users/{id}',
+        name: 'user',
+        requiredScopes: ['mcp:admin'],
+        read: ({ id }) => `user ${id}`,
+      }),
     ],
   });
 }
@@ -211,6 +235,26 @@ describe('JWT access tokens from the authorization server', () => {
     expect(response.headers.get('www-authenticate')).toContain("the token's signature is not valid");
   });
 
+  it('an expired token is refused; within clockSkew after exp it is still accepted (the boundary)', async () => {
+    const server = await protect({ clockSkew: 30_000 });
+    const jwt = await token(as.issuer, server.url());
+    const { exp } = JSON.parse(Buffer.from(jwt.split('.')[1] as string, 'base64url').toString());
+    // The resource server's clock (this process's Date) moves; the token stays as issued.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(exp * 1000 + 29_000);
+      expect((await callTool(server, 'whoami', bearer(jwt))).status).toBe(200);
+      vi.setSystemTime(exp * 1000 + 31_000);
+      const response = await callTool(server, 'whoami', bearer(jwt));
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toContain(
+        'error="invalid_token", error_description="the token expired"',
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('after the authorization server rotates its keys, a token with the new kid is verified (JWKS refetched)', async () => {
     const server = await protect();
     const before = await token(as.issuer, server.url());
@@ -224,7 +268,7 @@ describe('JWT access tokens from the authorization server', () => {
   });
 });
 
-describe('requiredScopes of tools', () => {
+describe('requiredScopes of tools, prompts, resources and templates', () => {
   it('tools/list hides a tool the token has no scope for; calling it is 403 with the step-up scopes', async () => {
     const server = await protect();
     const narrow = bearer(await token(as.issuer, server.url(), 'mcp:tools'));
@@ -238,6 +282,37 @@ describe('requiredScopes of tools', () => {
     const all = await (await post(server.url(), modern('tools/list'), wide)).json();
     expect(all.result.tools.map((t: { name: string }) => t.name)).toEqual(['reset', 'whoami']);
     expect((await (await callTool(server, 'reset', wide)).json()).result.content[0].text).toBe('reset done');
+  });
+
+  it('prompts, resources and templates with requiredScopes: hidden from lists and 403 without the scope, served with it', async () => {
+    const server = await protect();
+    const narrow = bearer(await token(as.issuer, server.url(), 'mcp:tools'));
+    const wide = bearer(await token(as.issuer, server.url(), 'mcp:tools mcp:admin'));
+    const names = async (method: string, key: string, headers: Record<string, string>) =>
+      (
+        (await (await post(server.url(), modern(method), headers)).json()).result[key] as { name: string }[]
+      ).map((item) => item.name);
+    expect(await names('prompts/list', 'prompts', narrow)).toEqual(['greet']);
+    expect(await names('resources/list', 'resources', narrow)).toEqual([]);
+    expect(await names('resources/templates/list', 'resourceTemplates', narrow)).toEqual([]);
+    for (const [method, params] of [
+      ['prompts/get', { name: 'audit' }],
+      ['resources/read', { uri: 'admin://log' }],
+      ['resources/read', { uri: 'admin://users/7' }],
+    ] as const) {
+      const refused = await post(server.url(), modern(method, params), narrow);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    }
+    expect(await names('prompts/list', 'prompts', wide)).toEqual(['audit', 'greet']);
+    expect(await names('resources/list', 'resources', wide)).toEqual(['log']);
+    expect(await names('resources/templates/list', 'resourceTemplates', wide)).toEqual(['user']);
+    const read = await (
+      await post(server.url(), modern('resources/read', { uri: 'admin://users/7' }), wide)
+    ).json();
+    expect(read.result.contents[0].text).toBe('user 7');
+    const got = await (await post(server.url(), modern('prompts/get', { name: 'audit' }), wide)).json();
+    expect(got.result.messages[0].content.text).toBe('Audit everything');
   });
 
   it("with the host's own authenticate: an anonymous call of a scoped tool is 401, a caller without the scope 403", async () => {

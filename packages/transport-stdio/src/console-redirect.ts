@@ -22,7 +22,11 @@ let holders = 0;
 /** Set while redirected: the console that was moved. */
 let moved: NodeConsole | undefined;
 
-/** Starts the redirect, or joins the one in place; the returned function ends this hold (once). */
+/**
+ * Starts the redirect, or joins the one in place; the returned function ends this hold (once).
+ * `serve` holds it while it serves on stdout; a program that will serve on stdout later (a CLI
+ * that starts its backends first) holds it from its start, so start-up output goes to stderr too.
+ */
 export function redirectConsole(): () => void {
   if (holders++ === 0) moved = redirect(globalThis.console as NodeConsole);
   let released = false;

@@ -1,4 +1,6 @@
 // Public API of @snodo/transport-stdio.
+
+export { redirectConsole } from './console-redirect.js';
 export { DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITE_TIMEOUT } from './defaults.js';
 export { STDIO_ERROR_MESSAGES, type StdioErrorCode } from './errors.js';
 export type { ServeOptions } from './options.js';

@@ -8,11 +8,12 @@ import * as stdio from '../src/index.js';
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 describe('the public surface', () => {
-  it('exports exactly serve, the defaults and the error table', () => {
+  it('exports exactly serve, redirectConsole, the defaults and the error table', () => {
     expect(Object.keys(stdio).sort()).toEqual([
       'DEFAULT_MAX_LINE_BYTES',
       'DEFAULT_WRITE_TIMEOUT',
       'STDIO_ERROR_MESSAGES',
+      'redirectConsole',
       'serve',
     ]);
   });

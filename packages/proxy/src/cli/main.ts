@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { listen, type McpHttpServer } from '@snodo/transport-http';
-import { serve } from '@snodo/transport-stdio';
+import { redirectConsole, serve } from '@snodo/transport-stdio';
 import { createProxy, type McpProxy } from '../proxy.js';
 import { parseConfig, proxyOptions } from './config.js';
 import { bearerAuthenticator } from './tokens.js';
@@ -51,6 +51,9 @@ async function main(): Promise<void> {
   if ('problems' in parsed)
     fail(`invalid config ${path}:\n${parsed.problems.map((p) => `  ${p}`).join('\n')}`);
   const { config } = parsed;
+  // stdout will carry the protocol: from here on, console output (the backends' start-up
+  // included) goes to stderr; serve joins this redirect and the process ends with it held.
+  if (values.stdio) redirectConsole();
   let proxy: McpProxy;
   try {
     proxy = await createProxy({
