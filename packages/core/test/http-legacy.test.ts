@@ -108,11 +108,25 @@ describe.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
       expect(answer.body.error.code).toBe(-32601);
     });
 
-    it('a client response to the server gets 202', async () => {
+    it('a client response nobody waits for gets 400 -32600, not 202', async () => {
       const options = {};
       const { headers } = await open(runtime, options, version);
       const answer = await post(runtime, { jsonrpc: '2.0', id: 'srv-1', result: {} }, headers, options);
-      expect(answer.status).toBe(202);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe(-32600);
+    });
+
+    it('a notifications/cancelled that cancels nothing gets 400 -32602, not 202', async () => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      const cancel = {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 'never-sent' },
+      };
+      const answer = await post(runtime, cancel, headers, options);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe(-32602);
     });
 
     it('a MCP-Protocol-Version naming no revision served gets 400 -32022', async () => {

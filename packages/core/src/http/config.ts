@@ -1,4 +1,5 @@
 import type { ResourceServer } from '../auth/resource-server.js';
+import { type ControlChannel, isControlChannel } from '../engine/control.js';
 import { optionError } from '../errors/snodo-error.js';
 import { Executor } from '../executor/executor.js';
 import type { DecodeLimits } from '../jsonrpc/decode.js';
@@ -54,6 +55,13 @@ export interface HttpOptions {
    * -32000, the only form the official clients read the error from.
    */
   overloadRetryAfter?: number;
+  /**
+   * Where the control messages of a session go (`notifications/cancelled`, answers to
+   * server-initiated requests, session updates, DELETE): a `ControlChannel` that can route them to
+   * the instance holding their target, for several instances behind one endpoint. Default: a
+   * `MemoryControlChannel` (this instance only).
+   */
+  control?: ControlChannel;
   /** Sessions of the initialize-based revisions. Default: a `MemorySessionStore` with the two options below. */
   sessionStore?: SessionStore;
   /** For the default store: sessions held, least recently used evicted first. Default 10,000. */
@@ -136,6 +144,9 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
       }
     }
   }
+  if (options.control !== undefined && !isControlChannel(options.control)) {
+    throw optionError('control must have attach and deliver methods (a ControlChannel)');
+  }
   if (options.sessionStore !== undefined) {
     const store = options.sessionStore as Partial<SessionStore>;
     if (
@@ -201,7 +212,7 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
         maxSessions: options.maxSessions,
         sessionIdleTimeout: options.sessionIdleTimeout,
       }),
-    local: new LocalSessions(),
+    local: new LocalSessions(options.control),
     scopes: new CancellationScopes(),
     maxBatchItems: positiveInteger('maxBatchItems', options.maxBatchItems, DEFAULT_MAX_BATCH_ITEMS),
     decodeLimits: options.decodeLimits,
@@ -228,6 +239,7 @@ export const HTTP_OPTION_NAMES: readonly (keyof HttpOptions)[] = [
   'maxQueue',
   'maxSubscriptions',
   'overloadRetryAfter',
+  'control',
   'sessionStore',
   'maxSessions',
   'sessionIdleTimeout',

@@ -293,14 +293,29 @@ async function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>):
 async function runNotification(prepared: PreparedRequest, work: Of<'notification'>): Promise<HttpResponse> {
   const { runtime, config, request } = prepared;
   const { session } = work;
+  const { control } = config.local;
   if (session && work.message.kind === 'response') {
     const { id, result, error } = work.message;
-    config.local.answer(session.id, error === undefined ? { id, result } : { id, error });
+    const answered = await control.deliver(session.id, {
+      kind: 'answer',
+      response: error === undefined ? { id, result } : { id, error },
+    });
+    // An answer nobody waits for is not acknowledged: the client learns its answer went nowhere.
+    if (!answered)
+      return errorHttpResponse(400, null, ErrorCode.InvalidRequest, 'No pending request has this id');
+    return emptyResponse(202);
   }
   const outcome = await dispatch(runtime, work.message, baseContext(request, work));
   if (session && outcome.type === 'none') {
-    if (outcome.cancel !== undefined)
-      config.local.cancel(session.id, requestKey(outcome.cancel), 'notifications/cancelled');
+    if (outcome.cancel !== undefined) {
+      const cancelled = await control.deliver(session.id, {
+        kind: 'cancel',
+        requestKey: requestKey(outcome.cancel),
+        reason: 'notifications/cancelled',
+      });
+      if (!cancelled)
+        return errorHttpResponse(400, null, ErrorCode.InvalidParams, 'No running request has this requestId');
+    }
     if (outcome.session) await storeSession(config, session.id, outcome.session);
   } else if (
     outcome.type === 'none' &&
@@ -356,7 +371,7 @@ async function runBatch(prepared: PreparedRequest, work: Of<'batch'>): Promise<H
 /** Stores a changed session, and tells this instance's GET stream of it. */
 async function storeSession(config: HttpConfig, id: string, session: Session): Promise<void> {
   await config.sessions.set(id, session);
-  config.local.update(id, session);
+  await config.local.control.deliver(id, { kind: 'update', session });
 }
 
 /**
@@ -380,7 +395,7 @@ function runListen(prepared: PreparedRequest, work: Of<'listen'>): HttpResponse 
 async function runDelete(prepared: PreparedRequest, work: Of<'delete'>): Promise<HttpResponse> {
   const { config } = prepared;
   await config.sessions.delete(work.session.id);
-  config.local.end(work.session.id, 'session deleted');
+  await config.local.control.deliver(work.session.id, { kind: 'end', reason: 'session deleted' });
   return emptyResponse(204);
 }
 
