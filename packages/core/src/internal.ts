@@ -12,6 +12,8 @@ export { checkBearer } from './http/bearer.js';
 export { HTTP_OPTION_NAMES, isHttpUrl, withAuth } from './http/config.js';
 export { withCors } from './http/cors.js';
 export { isEdgePath, metadataPaths } from './http/edge.js';
+export { authorizeHandler, handlerBodyLimits, handlerConfig } from './http/handler.js';
+export { flattenHeaders } from './http/node.js';
 export { classifyMessage } from './jsonrpc/decode.js';
 export { knownOptions, nonNegativeInteger, positiveInteger } from './limits/validate.js';
 export { deriveRuntime, type RuntimeChange } from './router/derive.js';

@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   type ControlChannel,
   type ControlMessage,
-  handle,
   MemoryControlChannel,
   MemorySessionStore,
   resolveHttpOptions,
 } from '../src/index.js';
-import { aborted, httpRequest, httpServer, LEGACY_HEADERS, newProbe, post } from './http-helpers.js';
+import { aborted, handle, httpRequest, httpServer, LEGACY_HEADERS, newProbe, post } from './http-helpers.js';
 
 const VERSION = '2025-11-25';
 let nextId = 1;

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   createServer,
   Executor,
-  handle,
   isStreamResponse,
   MemorySessionStore,
   resolveHttpOptions,
@@ -10,6 +9,7 @@ import {
 } from '../src/index.js';
 import { createSession } from '../src/internal.js';
 import {
+  handle,
   httpRequest,
   httpServer,
   LEGACY_HEADERS,
@@ -19,6 +19,7 @@ import {
   post,
   postModern,
   read,
+  textStream,
 } from './http-helpers.js';
 
 let nextId = 1000;
@@ -315,7 +316,7 @@ describe('server-initiated requests on the initialize-based revisions', () => {
     const call = request('tools/call', { name: 'ask', arguments: {} });
     const response = await handle(runtime, httpRequest({ headers, body: JSON.stringify(call) }), options);
     if (!isStreamResponse(response)) throw new Error('expected a stream');
-    const iterator = response.stream[Symbol.asyncIterator]();
+    const iterator = textStream(response)[Symbol.asyncIterator]();
     const [asked] = parseSse((await iterator.next()).value as string);
     expect(asked).toMatchObject({ method: 'elicitation/create', params: { message: 'Name?' } });
     const answer = { jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Ada' } } };

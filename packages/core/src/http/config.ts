@@ -119,13 +119,10 @@ export interface HttpConfig {
 }
 
 const kConfig = Symbol.for('snodo.HttpConfig');
-const BY_OPTIONS = new WeakMap<object, HttpConfig>();
-const BY_RUNTIME = new WeakMap<Runtime, HttpConfig>();
 
 /**
  * Validates options once (the message names the option and its rule) and builds the state they
- * imply. `prepare` calls it through a cache keyed by the options object, so passing the same
- * object every time shares one executor and one session store; hosts call it up front.
+ * imply: each call makes a new executor, session store and control channel unless given.
  */
 export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
   if (isConfig(options)) return options;
@@ -263,25 +260,6 @@ export function withAuth(config: HttpConfig, auth: ResourceServer): HttpConfig {
   const next: HttpConfig = { ...config, auth: parseAuth(auth) };
   Object.defineProperty(next, kConfig, { value: true });
   return Object.freeze(next);
-}
-
-/** The configuration `prepare` uses: resolved once per options object, or once per runtime without options. */
-export function configFor(runtime: Runtime, options: HttpOptions | HttpConfig | undefined): HttpConfig {
-  if (options === undefined) {
-    let config = BY_RUNTIME.get(runtime);
-    if (config === undefined) {
-      config = resolveHttpOptions({});
-      BY_RUNTIME.set(runtime, config);
-    }
-    return config;
-  }
-  if (isConfig(options)) return options;
-  let config = BY_OPTIONS.get(options);
-  if (config === undefined) {
-    config = resolveHttpOptions(options);
-    BY_OPTIONS.set(options, config);
-  }
-  return config;
 }
 
 /** An absolute http: or https: URL, as `publicUrl` options must be. */

@@ -152,7 +152,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(
+    events: sseFrames(
       messages,
       { keepAliveInterval: config.keepAliveInterval, disconnect: request.signal },
       head.value,
@@ -215,7 +215,7 @@ async function runLegacyRequest(
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(
+    events: sseFrames(
       messages,
       { keepAliveInterval: config.keepAliveInterval, disconnect: request.signal },
       head.value,
@@ -260,7 +260,7 @@ function serveHeldStream(
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(source[Symbol.asyncIterator](), {
+    events: sseFrames(source[Symbol.asyncIterator](), {
       keepAliveInterval: config.keepAliveInterval,
       disconnect,
       shutdown: config.shutdownSignal,
@@ -450,7 +450,7 @@ function timedOut(id: RequestId): JsonRpcResponse {
 }
 
 function emptyStream(): HttpStreamResponse {
-  return { status: 200, headers: SSE_HEADERS, stream: (async function* () {})() };
+  return { status: 200, headers: SSE_HEADERS, events: (async function* () {})() };
 }
 
 /** How an executor refusal reaches the client: a 200 with the JSON-RPC error, as every error but the edge's. */
