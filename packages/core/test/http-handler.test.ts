@@ -42,7 +42,9 @@ async function serveNode(handler: HttpHandler): Promise<string> {
 describe('createHttpHandler: one object owns its executor, session store and control channel', () => {
   it('a handler built from a fresh {} keeps its sessions (was: initialize 200, then tools/list 404)', async () => {
     const handler = handlerFor({});
-    const opened = await read(await handler.handle(httpRequest({ headers: LEGACY_HEADERS, body: body(initialize) })));
+    const opened = await read(
+      await handler.handle(httpRequest({ headers: LEGACY_HEADERS, body: body(initialize) })),
+    );
     expect(opened.status).toBe(200);
     const headers = {
       ...LEGACY_HEADERS,
@@ -50,14 +52,18 @@ describe('createHttpHandler: one object owns its executor, session store and con
       'mcp-protocol-version': VERSION,
     };
     const listed = await read(
-      await handler.handle(httpRequest({ headers, body: body({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) })),
+      await handler.handle(
+        httpRequest({ headers, body: body({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) }),
+      ),
     );
     expect(listed.status).toBe(200);
     expect(listed.body.result.tools.length).toBeGreaterThan(0);
     // Another handler owns other sessions: no state is shared behind the caller's back.
     const other = handlerFor({});
     const elsewhere = await read(
-      await other.handle(httpRequest({ headers, body: body({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) })),
+      await other.handle(
+        httpRequest({ headers, body: body({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) }),
+      ),
     );
     expect(elsewhere.status).toBe(404);
   });
@@ -65,7 +71,11 @@ describe('createHttpHandler: one object owns its executor, session store and con
   it('fetch and handle of one handler share its sessions', async () => {
     const handler = handlerFor();
     const opened = await handler.fetch(
-      new Request('http://127.0.0.1/mcp', { method: 'POST', headers: LEGACY_HEADERS, body: body(initialize) }),
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: LEGACY_HEADERS,
+        body: body(initialize),
+      }),
     );
     expect(opened.status).toBe(200);
     const headers = {
@@ -82,7 +92,9 @@ describe('createHttpHandler: one object owns its executor, session store and con
   it('close() ends the executor it created: later requests get -32000, and close is idempotent', async () => {
     const handler = handlerFor();
     await Promise.all([handler.close(), handler.close()]);
-    const refused = await read(await handler.handle(httpRequest({ headers: LEGACY_HEADERS, body: body(initialize) })));
+    const refused = await read(
+      await handler.handle(httpRequest({ headers: LEGACY_HEADERS, body: body(initialize) })),
+    );
     expect(refused.body.error.code).toBe(-32000);
   });
 });
