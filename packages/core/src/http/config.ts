@@ -5,7 +5,6 @@ import { Executor } from '../executor/executor.js';
 import type { DecodeLimits } from '../jsonrpc/decode.js';
 import { DEFAULT_MAX_BATCH_ITEMS } from '../limits/defaults.js';
 import { knownOptions, positiveInteger } from '../limits/validate.js';
-import type { Runtime } from '../router/runtime.js';
 import { type CorsOptions, type CorsRules, parseCors } from './cors.js';
 import {
   DEFAULT_ALLOWED_ORIGIN_HOSTS,
