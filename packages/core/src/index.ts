@@ -135,7 +135,13 @@ export {
   resource,
   resourceTemplate,
 } from './router/resource.js';
-export type { Instructions, InstructionsContext, Runtime, SessionOwner } from './router/runtime.js';
+export type {
+  ErrorHook,
+  Instructions,
+  InstructionsContext,
+  Runtime,
+  SessionOwner,
+} from './router/runtime.js';
 export type {
   CompiledSchema,
   JsonSchemaObject,

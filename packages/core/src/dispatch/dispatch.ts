@@ -172,16 +172,21 @@ async function dispatchRequest(
       ProtocolError.methodNotFound(method, { reason: 'this server does not offer it' }),
     );
   }
-  switch (method) {
-    case 'initialize':
-      return initialize(runtime, id, params ?? {}, selected, context);
-    case 'logging/setLevel':
-      return setLevel(runtime, id, params, selected, context);
-    case 'resources/subscribe':
-    case 'resources/unsubscribe':
-      return subscribeLegacy(runtime, id, method, params, selected, context);
-    case 'subscriptions/listen':
-      return listen(runtime, id, params ?? {}, selected, context);
+  // The session-changing methods settle like every operation: a throw is -32603 and reported.
+  try {
+    switch (method) {
+      case 'initialize':
+        return initialize(runtime, id, params ?? {}, selected, context);
+      case 'logging/setLevel':
+        return setLevel(runtime, id, params, selected, context);
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return await subscribeLegacy(runtime, id, method, params, selected, context);
+      case 'subscriptions/listen':
+        return await listen(runtime, id, params ?? {}, selected, context);
+    }
+  } catch (error) {
+    return failed(id, dialect, protocolErrorOf(runtime, error, method, id));
   }
   const operation = runtime.operations?.get(method) ?? OPERATIONS.get(method);
   if (!operation) return failed(id, dialect, ProtocolError.methodNotFound(method));
@@ -261,8 +266,30 @@ async function settle(
   try {
     return resultResponse(id, dialect.shapeResult(method, await body(), runtime.shaping));
   } catch (error) {
-    return errorResponse(id, dialect.shapeError(ProtocolError.is(error) ? error : ProtocolError.internal()));
+    return errorResponse(id, dialect.shapeError(protocolErrorOf(runtime, error, method, id)));
   }
+}
+
+/**
+ * The wire error of a failure: a `ProtocolError` as thrown; anything else is an application
+ * callback that broke: -32603, and the runtime's `onError` is told (what it throws is ignored).
+ */
+function protocolErrorOf(
+  runtime: Runtime,
+  error: unknown,
+  method: string,
+  requestId: RequestId,
+): ProtocolError {
+  if (ProtocolError.is(error)) return error;
+  const hook = runtime.onError;
+  if (hook !== undefined) {
+    try {
+      hook(error, { method, requestId });
+    } catch {
+      // The hook's own failure must not change the answer.
+    }
+  }
+  return ProtocolError.internal();
 }
 
 function initialize(
