@@ -260,7 +260,8 @@ export class StdioConnection {
   #onLine(bytes: Uint8Array): void | Promise<void> {
     if (this.#failure) return;
     if (this.#writer.blocked) return this.#writer.ready().then(() => this.#onLine(bytes));
-    const decoded = decodeMessage(bytes);
+    // The line reader dropped the stream's leading BOM; a BOM on a later line is content.
+    const decoded = decodeMessage(bytes, undefined, { leadingBom: false });
     switch (decoded.kind) {
       case 'request':
         if (SESSION_METHODS.has(decoded.method)) return this.#runInline(decoded);
