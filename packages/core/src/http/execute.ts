@@ -418,7 +418,6 @@ async function relayAll(source: AsyncIterable<JsonRpcMessage>, relay: MessageStr
   if (!ended) relay.abandon();
 }
 
-
 /**
  * An open stream refused over `maxSubscriptions`: 503 with `Retry-After`, as the reference design
  * says (a held stream is capacity a load balancer can find elsewhere).
