@@ -6,7 +6,6 @@ import { MessageStream } from '../dispatch/stream.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ExecutorError } from '../executor/errors.js';
 import type { SubscriptionSlot } from '../executor/executor.js';
-import { encodeJson } from '../json/index.js';
 import type { RequestId } from '../json/int.js';
 import {
   errorResponse,
