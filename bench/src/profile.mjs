@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { startServer, Worker } from './lib/child.mjs';
 import { summarize } from './lib/profile-summary.mjs';
 import { echo } from './lib/requests.mjs';
-import { SERVERS } from './lib/servers.mjs';
+import { serverSpec } from './lib/servers.mjs';
 import { stdioRound } from './lib/stdio-round.mjs';
 
 const { values } = parseArgs({
@@ -30,8 +30,7 @@ const { values } = parseArgs({
 const dir = join(values.dir, `${values.server}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 const execArgv = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
-const spec = SERVERS[values.server];
-if (spec === undefined) throw new Error(`unknown server ${values.server}`);
+const spec = serverSpec(values.server);
 
 if (spec.stdio) {
   // stdio servers exit at EOF, which writes the profile.

@@ -2,7 +2,8 @@
 // Rewrites the results section of BENCHMARKS.md (between its two markers) from a results file:
 //   node src/report.mjs [results/latest.json]
 import { readFileSync, writeFileSync } from 'node:fs';
-import { renderTable, renderTargets } from './lib/table.mjs';
+import { evaluateGoals } from './lib/goals.mjs';
+import { renderBase, renderGoals, renderTable } from './lib/table.mjs';
 
 const file = process.argv[2] ?? new URL('../results/latest.json', import.meta.url);
 const doc = new URL('../../BENCHMARKS.md', import.meta.url);
@@ -20,10 +21,13 @@ const section = [
   '',
   renderTable(report.scenarios),
   '',
-  'Targets (issue 9):',
+  ...(report.base === undefined
+    ? []
+    : [`Against the base checkout (\`--base ${report.base}\`):`, '', renderBase(report.scenarios), '']),
+  'Goals (issue 23):',
   '',
   '```',
-  renderTargets(report.scenarios),
+  renderGoals(report.goals ?? evaluateGoals(report.scenarios)),
   '```',
   '',
   END,

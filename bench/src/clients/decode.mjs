@@ -6,6 +6,7 @@
 // prints { decodeMs, parseMs, ratio, ... } as JSON: medians over the timed batches after a warm-up,
 // `ratio` being the median of the per-batch-pair ratios.
 import { parseArgs } from 'node:util';
+import { importSnodo } from '../lib/checkout.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -20,7 +21,7 @@ const text = message(values.shape, Number(values.bytes));
 
 let decodeMessage;
 try {
-  ({ decodeMessage } = await import('@snodo/core'));
+  ({ decodeMessage } = await importSnodo('@snodo/core'));
 } catch (error) {
   console.log(JSON.stringify({ unavailable: `@snodo/core: ${error.message.split('\n')[0]}` }));
   process.exit(0);

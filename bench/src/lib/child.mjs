@@ -96,6 +96,16 @@ class ServerHandle {
     return message;
   }
 
+  /**
+   * `start` then `stop`: resolves `stop` with `{ bytes, gcs }`, the bytes the child allocated on its
+   * JS heap in between (servers/control.mjs), or undefined where node has no v8.GCProfiler.
+   */
+  async allocation(action) {
+    this.child.send({ type: 'allocation', action });
+    const [message] = await waitFor(this.child, (m) => m?.type === 'allocation', 15_000);
+    return message.bytes === undefined ? undefined : message;
+  }
+
   kill() {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     return this.exited;

@@ -2,7 +2,7 @@
 // measured run from the autocannon child. Server CPU time and peak RSS come from /proc.
 
 import { startServer } from './child.mjs';
-import { SERVERS } from './servers.mjs';
+import { serverSpec } from './servers.mjs';
 
 /**
  * @param ctx        the scenario context (`ctx.load` is the autocannon worker)
@@ -14,7 +14,7 @@ export async function httpRound(
   ctx,
   { server, args = [], request, session = false, expect, connections, warmup, duration },
 ) {
-  const spec = typeof server === 'string' ? SERVERS[server] : server;
+  const spec = typeof server === 'string' ? serverSpec(server, ctx.root) : server;
   const child = await startServer({ ...spec, args: [...(spec.args ?? []), ...args] });
   try {
     return await loadRound(ctx, {
@@ -32,10 +32,14 @@ export async function httpRound(
   }
 }
 
-/** The load part of a round against a running server (`child` is measured, `url` is loaded). */
+/**
+ * The load part of a round against a running server (`child` is measured, `url` is loaded);
+ * `observe`, another child (the proxy's backend), has its CPU per request measured over the same
+ * run (`observedCpuUsPerRequest`).
+ */
 export async function loadRound(
   ctx,
-  { child, url, request, session, expect, connections, warmup, duration },
+  { child, url, request, session, expect, connections, warmup, duration, observe },
 ) {
   const timeout = (warmup + duration) * 1000 + 30_000;
   const prepared = await ctx.load.call({ type: 'prepare', url, request, session, expect }, 30_000);
@@ -49,15 +53,22 @@ export async function loadRound(
   };
   const idleRss = child.memory()?.rss;
   if (warmup > 0) await ctx.load.call({ ...job, duration: warmup }, timeout);
+  await child.allocation('start');
   const cpuBefore = child.cpuMs();
+  const observedBefore = observe?.cpuMs();
   const run = await ctx.load.call({ ...job, duration }, timeout);
   const cpuMs = child.cpuMs() - cpuBefore;
+  const observedMs = observe === undefined ? undefined : observe.cpuMs() - observedBefore;
+  const allocated = await child.allocation('stop');
   const memory = child.memory();
   return {
     rps: run.rps,
     p50: run.p50,
     p99: run.p99,
     cpuUsPerRequest: run.ok > 0 ? (cpuMs * 1000) / run.ok : undefined,
+    observedCpuUsPerRequest:
+      run.ok > 0 && observedMs !== undefined ? (observedMs * 1000) / run.ok : undefined,
+    allocKbPerRequest: run.ok > 0 && allocated !== undefined ? allocated.bytes / run.ok / 1024 : undefined,
     peakRss: memory?.peakRss,
     idleRss,
     failures: run.errors + run.non2xx + run.timeouts,

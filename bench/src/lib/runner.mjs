@@ -1,24 +1,27 @@
 // Runs one scenario: every row (our implementations, the peers, the ceiling) once per round, in an
 // order rotated each round so that no row always runs first or last, within the scenario's time
 // budget. A row whose implementation is missing is recorded as not available, once, and skipped.
+//
+// With `base` (a second checkout's root), every row of ours gets a twin right after it, role
+// 'base', that runs the same scenario against that checkout (`ctx.root`); the budget grows by the
+// twins' share. Twins run next to their row in every round, so `baseRatios` pair them per round.
 import { Unavailable, Worker } from './child.mjs';
-import { missing, SERVERS } from './servers.mjs';
+import { missing, SERVERS, serverSpec } from './servers.mjs';
 import { pairedRatio, summarize } from './stats.mjs';
 
 const AUTOCANNON = new URL('../clients/autocannon.mjs', import.meta.url);
 
 /** @returns the scenario's result object (see README/BENCHMARKS.md for the shape). */
-export async function runScenario(scenario, { rounds, quick, rowIds, log }) {
+export async function runScenario(scenario, { rounds, quick, rowIds, log, base }) {
   const started = Date.now();
-  const deadline = started + scenario.budgetMs;
   const params = scenario.params(quick);
   const roundCount = Math.max(1, Math.min(rounds, scenario.maxRounds?.(quick) ?? rounds));
-  const rows = scenario
-    .rows(quick)
-    .filter((row) => rowIds === undefined || rowIds.includes(row.id))
-    .map((row) => ({ ...row, rounds: [], available: true }));
+  const chosen = scenario.rows(quick).filter((row) => rowIds === undefined || rowIds.includes(row.id));
+  const rows = withTwins(chosen, base).map((row) => ({ ...row, rounds: [], available: true }));
+  const budgetMs = Math.round((scenario.budgetMs * rows.length) / Math.max(1, chosen.length));
+  const deadline = started + budgetMs;
   for (const row of rows) {
-    const spec = SERVERS[row.server];
+    const spec = SERVERS[row.server] === undefined ? undefined : serverSpec(row.server, row.root);
     const reason = spec === undefined ? undefined : missing(spec);
     if (reason !== undefined) Object.assign(row, { available: false, reason });
     if (row.available && scenario.available !== undefined) {
@@ -40,7 +43,7 @@ export async function runScenario(scenario, { rounds, quick, rowIds, log }) {
         }
         const t0 = Date.now();
         try {
-          const values = await scenario.run(row, ctx);
+          const values = await scenario.run(row, { ...ctx, root: row.root });
           row.rounds[round] = values;
           row.lastMs = Date.now() - t0;
           log(
@@ -77,7 +80,7 @@ export async function runScenario(scenario, { rounds, quick, rowIds, log }) {
     const failures = row.rounds.reduce((sum, values) => sum + (values?.failures ?? 0), 0);
     if (failures > 0) row.failures = failures;
   }
-  const peers = rows.filter((row) => row.role !== 'ours' && row.available);
+  const peers = rows.filter((row) => row.role !== 'ours' && row.role !== 'base' && row.available);
   for (const row of rows.filter((r) => r.role === 'ours' && r.available && scenario.compare !== false)) {
     row.ratios = {};
     for (const peer of peers) {
@@ -92,20 +95,48 @@ export async function runScenario(scenario, { rounds, quick, rowIds, log }) {
       );
     }
   }
+  // This checkout against the base, per metric: the median of per-round ratios (this / base).
+  for (const twin of rows.filter((r) => r.role === 'base' && r.available)) {
+    const row = rows.find((r) => r.id === twin.twinOf);
+    if (row === undefined || !row.available) continue;
+    row.baseRatios = Object.fromEntries(
+      scenario.metrics.map((m) => [m.key, pairedRatio(row.rounds, twin.rounds, m.key)]),
+    );
+  }
   const result = {
     id: scenario.id,
     title: scenario.title,
     params,
     rounds: roundCount,
-    budgetMs: scenario.budgetMs,
+    budgetMs,
+    base,
     elapsedMs: Date.now() - started,
     truncated,
     primary: scenario.primary,
     metrics: scenario.metrics,
-    rows: rows.map(({ server: _server, lastMs: _lastMs, ...row }) => row),
+    rows: rows.map(({ server: _server, lastMs: _lastMs, root: _root, ...row }) => row),
   };
-  result.targets = scenario.targets?.(result) ?? [];
   return result;
+}
+
+/** Each row of ours followed by its base twin (when `base` is set and the scenario allows it). */
+export function withTwins(rows, base) {
+  if (base === undefined) return rows;
+  return rows.flatMap((row) =>
+    row.role === 'ours' && row.noBase !== true
+      ? [
+          row,
+          {
+            ...row,
+            id: `${row.id}@base`,
+            label: `${row.label} [base]`,
+            role: 'base',
+            twinOf: row.id,
+            root: base,
+          },
+        ]
+      : [row],
+  );
 }
 
 function brief(scenario, values) {

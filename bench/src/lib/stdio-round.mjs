@@ -4,7 +4,7 @@
 
 import { startServer } from './child.mjs';
 import { stdioEcho } from './requests.mjs';
-import { SERVERS } from './servers.mjs';
+import { serverSpec } from './servers.mjs';
 
 const TEXT = 'hi';
 
@@ -15,8 +15,9 @@ export async function stdioRound({
   timeout = 60_000,
   execArgv = [],
   graceful = false,
+  root,
 }) {
-  const child = await startServer({ ...SERVERS[server], execArgv });
+  const child = await startServer({ ...serverSpec(server, root), execArgv });
   const { stdin, stdout } = child.child;
   try {
     const reader = lineReader(stdout);
@@ -27,6 +28,7 @@ export async function stdioRound({
     if (problem !== undefined)
       throw new Error(`${server}: ${problem}: ${JSON.stringify(first).slice(0, 300)}`);
 
+    await child.allocation('start');
     const cpuBefore = child.cpuMs();
     const started = performance.now();
     const seen = new Uint8Array(calls + 1);
@@ -54,6 +56,7 @@ export async function stdioRound({
     await done;
     const elapsedMs = performance.now() - started;
     const cpuMs = child.cpuMs() - cpuBefore;
+    const allocated = await child.allocation('stop');
     const memory = child.memory();
     if (failures > 0) console.error(`  ${server}: ${failures} calls failed, first: ${firstFailure}`);
     return {
@@ -61,6 +64,7 @@ export async function stdioRound({
       elapsedMs,
       peakRssMb: memory.peakRss / 2 ** 20,
       cpuUsPerCall: (cpuMs * 1000) / calls,
+      allocKbPerCall: allocated === undefined ? undefined : allocated.bytes / calls / 1024,
       failures,
     };
   } finally {

@@ -43,17 +43,47 @@ export function renderTable(results) {
   return lines.join('\n');
 }
 
-export function renderTargets(results) {
+/** One line per goal: PASS, MISS or n/a, the value this run measured, and the goal. */
+export function renderGoals(goals) {
+  return goals
+    .map((g) => {
+      const value =
+        g.value === undefined ? 'not measured' : `${formatNumber(g.value, g.digits)}${g.unit ?? ''}`;
+      return `${g.verdict.padEnd(4)}  ${g.name}: ${value}`;
+    })
+    .join('\n');
+}
+
+/**
+ * With --base: per row of ours and per metric, the base checkout's median, this checkout's, and
+ * this / base as the median of per-round ratios (min–max). Empty when no row had a base twin.
+ */
+export function renderBase(results) {
   const lines = [];
   for (const result of results) {
-    for (const target of result.targets) {
-      const mark = target.met === undefined ? 'n/a ' : target.met ? 'MET ' : 'MISS';
-      const value =
-        target.value === undefined ? 'not measured' : formatNumber(target.value, target.digits ?? 2);
-      lines.push(`${mark}  ${target.name}: ${value}${target.unit ?? ''}`);
+    for (const r of result.rows.filter((x) => x.baseRatios !== undefined)) {
+      const twin = result.rows.find((x) => x.twinOf === r.id);
+      for (const metric of result.metrics) {
+        const ratio = r.baseRatios[metric.key];
+        const before = twin?.summary?.[metric.key]?.median;
+        const after = r.summary?.[metric.key]?.median;
+        if (ratio === undefined && before === undefined && after === undefined) continue;
+        const spread = ratio?.n > 1 ? ` (${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)})` : '';
+        lines.push(
+          row([
+            `${result.id}: ${r.label}`,
+            metric.label,
+            formatNumber(before, metric.digits),
+            formatNumber(after, metric.digits),
+            ratio === undefined ? '–' : `${ratio.median.toFixed(2)}×${spread}`,
+          ]),
+        );
+      }
     }
   }
-  return lines.join('\n');
+  if (lines.length === 0) return '';
+  const head = ['row', 'metric', 'base (median)', 'this (median)', 'this / base (per-round)'];
+  return [row(head), row(head.map(() => '---')), ...lines].join('\n');
 }
 
 function metricCell(metric, summary) {

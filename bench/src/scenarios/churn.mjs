@@ -10,7 +10,7 @@
 // from the cold start is reported too (rssFromColdMb).
 import { startServer } from '../lib/child.mjs';
 import { initialize } from '../lib/requests.mjs';
-import { SERVERS } from '../lib/servers.mjs';
+import { serverSpec } from '../lib/servers.mjs';
 
 const RSS_CAP = 2 * 2 ** 30;
 const MB = 2 ** 20;
@@ -59,7 +59,7 @@ export default {
   rows: () => ROWS,
   async run(row, ctx) {
     const { sessions, batch, warmupMax, connections } = ctx.params;
-    const child = await startServer(SERVERS[row.server]);
+    const child = await startServer(serverSpec(row.server, ctx.root));
     try {
       const request = initialize();
       const prepared = await ctx.load.call(
@@ -110,19 +110,5 @@ export default {
     } finally {
       await child.kill();
     }
-  },
-  targets(result) {
-    const ours = result.rows.find((r) => r.id === 'snodo');
-    const growth = ours?.summary?.rssGrowthMb?.max;
-    return [
-      {
-        name: 'session churn: RSS growth after GC ≤ 20 MB (worst round)',
-        value: growth,
-        goal: 20,
-        unit: ' MB',
-        digits: 1,
-        met: growth === undefined ? undefined : growth <= 20,
-      },
-    ];
   },
 };

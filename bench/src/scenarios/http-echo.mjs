@@ -54,6 +54,7 @@ export default {
     { key: 'p50', label: 'p50 ms', better: 'lower', digits: 2 },
     { key: 'p99', label: 'p99 ms', better: 'lower', digits: 2 },
     { key: 'cpuUsPerRequest', label: 'server CPU µs/req', better: 'lower', digits: 0 },
+    { key: 'allocKbPerRequest', label: 'server KB allocated/req', better: 'lower', digits: 1 },
   ],
   primary: 'rps',
   rows: () => ROWS,
@@ -68,27 +69,5 @@ export default {
       warmup: warmupS,
       duration: durationS,
     });
-  },
-  targets(result) {
-    const out = [];
-    for (const row of result.rows.filter((r) => r.role === 'ours')) {
-      for (const peer of ['sdk-v2', 'sdk-v1']) {
-        const ratio = row.ratios?.[peer]?.median;
-        out.push({
-          name: `${row.label} ≥ 2.5× ${peer} req/s`,
-          value: ratio,
-          goal: 2.5,
-          met: ratio === undefined ? undefined : ratio >= 2.5,
-        });
-      }
-      const ceiling = row.ratios?.bare?.median;
-      out.push({
-        name: `${row.label} ≥ 70% of bare node:http`,
-        value: ceiling,
-        goal: 0.7,
-        met: ceiling === undefined ? undefined : ceiling >= 0.7,
-      });
-    }
-    return out;
   },
 };

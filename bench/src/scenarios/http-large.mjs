@@ -52,22 +52,27 @@ export default {
     { key: 'p50', label: 'p50 ms', better: 'lower', digits: 1 },
     { key: 'p99', label: 'p99 ms', better: 'lower', digits: 1 },
     { key: 'peakRssMb', label: 'server peak RSS MB', better: 'lower', digits: 0 },
+    { key: 'cpuUsPerMb', label: 'server CPU µs/MB moved', better: 'lower', digits: 0 },
   ],
   primary: 'rps',
   rows: () => ROWS,
   async run(row, ctx) {
     const { argumentBytes, connections, warmupS, durationS } = ctx.params;
     const text = 'x'.repeat(argumentBytes);
+    const request = echo(row.dialect, text);
     const values = await httpRound(ctx, {
       server: row.server,
       // The bare server answers a fixed response of the same size as the echo, parsing nothing.
       args: row.role === 'ceiling' ? ['--text-bytes', String(argumentBytes)] : [],
-      request: echo(row.dialect, text),
+      request,
       expect: { minLength: argumentBytes },
       connections,
       warmup: warmupS,
       duration: durationS,
     });
-    return { ...values, peakRssMb: values.peakRss / 2 ** 20 };
+    // Every row moves the same bytes per request (the argument in, the same text out), so CPU per
+    // byte compares as CPU per request does; it is reported per MB of request and response body.
+    const mb = (request.body.length + argumentBytes) / 1e6;
+    return { ...values, peakRssMb: values.peakRss / 2 ** 20, cpuUsPerMb: values.cpuUsPerRequest / mb };
   },
 };

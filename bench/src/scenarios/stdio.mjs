@@ -36,20 +36,10 @@ export default {
     { key: 'callsPerSecond', label: 'calls/s', better: 'higher', digits: 0 },
     { key: 'peakRssMb', label: 'server peak RSS MB', better: 'lower', digits: 0 },
     { key: 'cpuUsPerCall', label: 'server CPU µs/call', better: 'lower', digits: 0 },
+    { key: 'allocKbPerCall', label: 'server KB allocated/call', better: 'lower', digits: 1 },
   ],
   primary: 'callsPerSecond',
   rows: () => ROWS,
-  run: (row, ctx) => stdioRound({ server: row.server, dialect: row.dialect, calls: ctx.params.calls }),
-  targets(result) {
-    const ours = result.rows.find((r) => r.id === 'snodo');
-    return ['sdk-v2', 'sdk-v1'].map((peer) => {
-      const ratio = ours?.ratios?.[peer]?.median;
-      return {
-        name: `stdio ≥ 3× ${peer} calls/s`,
-        value: ratio,
-        goal: 3,
-        met: ratio === undefined ? undefined : ratio >= 3,
-      };
-    });
-  },
+  run: (row, ctx) =>
+    stdioRound({ server: row.server, dialect: row.dialect, calls: ctx.params.calls, root: ctx.root }),
 };

@@ -8,7 +8,7 @@
 // pools) is not counted per stream; the first burst's own figure is reported beside it, and the
 // heap growth (what the streams retain in JS objects) too.
 import { startServer, Worker } from '../lib/child.mjs';
-import { SERVERS } from '../lib/servers.mjs';
+import { serverSpec } from '../lib/servers.mjs';
 
 const SUBSCRIBER = new URL('../clients/subscribe.mjs', import.meta.url);
 const URI = 'demo://greeting';
@@ -44,7 +44,7 @@ export default {
       row.server === 'snodo'
         ? ['--max-subscriptions', String(streams + 64), '--max-connections', String(streams + 64)]
         : [];
-    const child = await startServer({ ...SERVERS[row.server], args });
+    const child = await startServer({ ...serverSpec(row.server, ctx.root), args });
     const subscriber = new Worker(SUBSCRIBER);
     try {
       const job = { url: child.url, streams, uri: URI };
@@ -74,25 +74,6 @@ export default {
       await subscriber.close();
       await child.kill();
     }
-  },
-  targets(result) {
-    const ours = result.rows.find((r) => r.id === 'snodo');
-    const target = (key, what) => {
-      const kb = ours?.summary?.[key]?.median;
-      return {
-        name: `subscriptions: ${what} per open stream < 20 KB`,
-        value: kb,
-        goal: 20,
-        unit: ' KB',
-        digits: 1,
-        met: kb === undefined ? undefined : kb < 20,
-      };
-    };
-    return [
-      target('rssPerStreamKb', 'server RSS'),
-      target('rssPerStreamColdKb', 'server RSS (first burst)'),
-      target('heapPerStreamKb', 'server heap'),
-    ];
   },
 };
 

@@ -3,6 +3,7 @@
 // `unavailable` instead and exits 3, so the runner prints "not available" for that row.
 import { createServer } from 'node:http';
 import process from 'node:process';
+import { importSnodo } from '../lib/checkout.mjs';
 import { ready } from './control.mjs';
 
 export { ready };
@@ -19,10 +20,13 @@ export function flag(name) {
   return process.argv.includes(`--${name}`);
 }
 
-/** Imports a module, or reports the row as not available and exits. */
+/**
+ * Imports a module, or reports the row as not available and exits. A workspace package comes from
+ * the checkout named by SNODO_BENCH_ROOT when set (the `--base` rows), from this one otherwise.
+ */
 export async function importOrUnavailable(specifier) {
   try {
-    return await import(specifier);
+    return await importSnodo(specifier);
   } catch (error) {
     unavailable(`${specifier}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }

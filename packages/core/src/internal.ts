@@ -15,6 +15,7 @@ export { isEdgePath, metadataPaths } from './http/edge.js';
 export { authorizeHandler, handlerBodyLimits, handlerConfig } from './http/handler.js';
 export { flattenHeaders } from './http/node.js';
 export { classifyMessage } from './jsonrpc/decode.js';
+export { isResponse, requestKey } from './jsonrpc/types.js';
 export { knownOptions, nonNegativeInteger, positiveInteger } from './limits/validate.js';
 export { deriveRuntime, type RuntimeChange } from './router/derive.js';
 export { declaresExtension } from './router/extension.js';

@@ -524,7 +524,7 @@ describe('deadlines', () => {
     probe.gate.resolve();
   });
 
-  it('sets no timer when the deadline is disabled, and clears it when a task finishes', async () => {
+  it('sets no timer when the deadline is disabled, and none is left once the timeout has passed idle', async () => {
     vi.useFakeTimers();
     for (const requestTimeout of [0, Number.POSITIVE_INFINITY]) {
       const executor = new Executor({ requestTimeout });
@@ -536,9 +536,51 @@ describe('deadlines', () => {
     }
     const executor = new Executor({ requestTimeout: 1000 });
     await executor.submit(() => 'quick');
-    expect(vi.getTimerCount()).toBe(0);
     await expect(executor.submit(() => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    // The timeout's one timer outlives a burst (unref'd, holding no task) and ends when it fires.
+    expect(vi.getTimerCount()).toBeLessThanOrEqual(1);
+    await vi.advanceTimersByTimeAsync(1000);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('serves every task of one timeout with one timer, each expiring at its own deadline', async () => {
+    vi.useFakeTimers();
+    const executor = new Executor({ requestTimeout: 1000 });
+    const early = gatedTask();
+    const pEarly = executor.submit(early.task);
+    await vi.advanceTimersByTimeAsync(300);
+    const a = gatedTask();
+    const pa = executor.submit(a.task).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(300);
+    const b = gatedTask();
+    const pb = executor.submit(b.task).catch((error: unknown) => error);
+    expect(vi.getTimerCount()).toBe(1);
+    // The head of the list finishes first: the timer armed for it must still reach the others.
+    early.gate.resolve();
+    await pEarly;
+    await vi.advanceTimersByTimeAsync(699); // t = 1299
+    expect(a.signal?.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1); // t = 1300
+    expect(await pa).toMatchObject({ code: 'SNODO_ERR_REQUEST_TIMEOUT' });
+    expect(b.signal?.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(299); // t = 1599
+    expect(b.signal?.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1); // t = 1600
+    expect(await pb).toMatchObject({ code: 'SNODO_ERR_REQUEST_TIMEOUT' });
+    expect(executor.stats()).toMatchObject({ timedOut: 2, completed: 1 });
+  });
+
+  it('keeps the process alive while a deadline is pending, and not once every task is done', async () => {
+    const executor = new Executor({ requestTimeout: 60_000 });
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const probe = gatedTask();
+    const result = executor.submit(probe.task);
+    expect(timers()).toBe(before + 1);
+    probe.gate.resolve();
+    await result;
+    await Promise.all(Array.from({ length: 50 }, (_, i) => executor.submit(() => i)));
+    expect(timers()).toBe(before);
   });
 });
 

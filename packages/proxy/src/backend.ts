@@ -15,7 +15,7 @@ import { fetchSnapshot } from './catalog/fetch.js';
 import type { BackendSnapshot } from './catalog/snapshot.js';
 import { ProxyError } from './errors.js';
 import type { Exchange, PendingInput } from './exchange.js';
-import { UpstreamListener } from './listener.js';
+import { type ListChange, UpstreamListener } from './listener.js';
 import type { Owner } from './principal.js';
 import { type BackendSession, type Route, type SessionChange, SessionPool } from './sessions.js';
 import { observedTransport } from './transport.js';
@@ -59,6 +59,8 @@ export interface BackendEnv {
   statusChanged(backend: Backend, previous: BackendStatus): void;
   /** The backend says `original` (one of its resources its listener accepted) changed; `owner`: only to that principal. */
   resourceUpdated(backend: Backend, original: string, owner?: Owner): void;
+  /** A principal's own backend session said one of its lists changed: to that principal only. */
+  ownListChanged(backend: Backend, kind: ListChange, owner: Owner): void;
   /** Whether the principal has a notification stream open. */
   listening(ownerKey: string): boolean;
   sessionChanged(change: SessionChange): void;
@@ -146,6 +148,7 @@ export class Backend {
       connect: (session) => this.#connectSession(session),
       listening: (ownerKey) => env.listening(ownerKey),
       updated: (session, original) => env.resourceUpdated(this, original, session.owner),
+      listChanged: (session, kind) => env.ownListChanged(this, kind, session.owner),
       changed: (change) => env.sessionChanged(change),
     });
     this.#listener = new UpstreamListener({

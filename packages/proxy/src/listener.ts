@@ -1,10 +1,19 @@
 import type { Client, Subscription } from '@snodo/client';
 import type { SubscriptionFilter } from '@snodo/core';
 
+/** Which list a backend said changed. */
+export type ListChange = 'tools' | 'prompts' | 'resources';
+
+const LIST_CHANGES: Readonly<Record<string, ListChange>> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/prompts/list_changed': 'prompts',
+  'notifications/resources/list_changed': 'resources',
+};
+
 /** What the listener reports to its backend. */
 export interface ListenerEvents {
-  /** The backend said one of its lists changed: refresh. */
-  listChanged(): void;
+  /** The backend said one of its lists changed. */
+  listChanged(kind: ListChange): void;
   /** The backend said `uri` (one it accepted) changed. */
   updated(uri: string): void;
   /** The stream ended while its client still looked connected: probe the connection. */
@@ -29,16 +38,15 @@ export class UpstreamListener {
   }
 
   /**
-   * Listens on `client` for what its capabilities offer, covering `resources` (the snapshot's
-   * exact URIs), and list changes unless `lists` is false (a principal's own session: the catalog
-   * comes from the probing session).
+   * Listens on `client` for what its capabilities offer: list changes, and updates of `resources`
+   * (the snapshot's exact URIs).
    */
-  async ensure(client: Client, resources: readonly string[], { lists = true } = {}): Promise<void> {
+  async ensure(client: Client, resources: readonly string[]): Promise<void> {
     const caps = client.serverCapabilities;
     const filter: SubscriptionFilter = {};
-    if (lists && caps.tools?.listChanged) filter.toolsListChanged = true;
-    if (lists && caps.prompts?.listChanged) filter.promptsListChanged = true;
-    if (lists && caps.resources?.listChanged) filter.resourcesListChanged = true;
+    if (caps.tools?.listChanged) filter.toolsListChanged = true;
+    if (caps.prompts?.listChanged) filter.promptsListChanged = true;
+    if (caps.resources?.listChanged) filter.resourcesListChanged = true;
     if (caps.resources?.subscribe && resources.length > 0) filter.resourceSubscriptions = [...resources];
     const key = JSON.stringify(filter);
     const current = this.#current;
@@ -66,8 +74,9 @@ export class UpstreamListener {
         if (notification.method === 'notifications/resources/updated') {
           const uri = (notification.params as { uri?: unknown } | undefined)?.uri;
           if (typeof uri === 'string' && this.#accepted.has(uri)) this.events.updated(uri);
-        } else if (notification.method.endsWith('/list_changed')) {
-          this.events.listChanged();
+        } else {
+          const kind = LIST_CHANGES[notification.method];
+          if (kind) this.events.listChanged(kind);
         }
       }
     } catch {

@@ -4,6 +4,7 @@ import { Catalog } from './catalog/catalog.js';
 import type { BackendSnapshot, ListKind } from './catalog/snapshot.js';
 import { ProxyError } from './errors.js';
 import { ParkedExchanges } from './exchange.js';
+import type { ListChange } from './listener.js';
 import { exposedUri } from './names.js';
 import { checkBackendSpec, type ProxyOptions, resolveSettings, type Settings } from './options.js';
 import type { CatalogItem } from './policy.js';
@@ -73,7 +74,7 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
   readonly #adding = new Map<string, Backend>();
   #catalog = Catalog.EMPTY;
   readonly changes: ChangeHub = createChangeHub();
-  /** Changes meant for one principal only (its backend sessions' resource updates), by owner key. */
+  /** Changes meant for one principal only (its backend sessions' list changes and resource updates), by owner key. */
   readonly #ownerChanges = new Map<string, ChangeHub>();
   /** Notification streams open, by owner key: their backend sessions are in use. */
   readonly #listening = new Map<string, number>();
@@ -158,6 +159,14 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
     else this.#ownerChanges.get(owner.key)?.notifyResourceUpdated(uri);
   }
 
+  ownListChanged(backend: Backend, kind: ListChange, owner: Owner): void {
+    if (this.#backends.get(backend.id) !== backend) return;
+    const hub = this.#ownerChanges.get(owner.key);
+    if (kind === 'tools') hub?.notifyToolsChanged();
+    else if (kind === 'prompts') hub?.notifyPromptsChanged();
+    else hub?.notifyResourcesChanged();
+  }
+
   warning(backend: Backend, message: string): void {
     this.#settings.onWarning?.(backend.id, message);
   }
@@ -215,8 +224,9 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
   }
 
   /**
-   * The changes one notification stream of `owner` receives: everyone's (list changes, updates
-   * from shared backends) and the owner's own (updates from its backend sessions), each passed
+   * The changes one notification stream of `owner` receives: everyone's (the catalog's list
+   * changes, updates from shared backends) and the owner's own (its backend sessions' list changes
+   * and updates), each passed
    * through `pass` (the policy, at delivery). Subscribing pins the owner until it unsubscribes.
    */
   hubFor(owner: Owner, pass: (event: ChangeEvent, own: boolean) => boolean): ChangeHub {

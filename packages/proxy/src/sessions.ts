@@ -1,7 +1,7 @@
 import type { Client } from '@snodo/client';
 import { ProtocolError } from '@snodo/core';
 import type { Exchange } from './exchange.js';
-import { UpstreamListener } from './listener.js';
+import { type ListChange, UpstreamListener } from './listener.js';
 import type { Owner } from './principal.js';
 
 /** What the calls still waiting on a closed session get: the frontend sees "backend unavailable". */
@@ -56,6 +56,8 @@ export interface PoolEnv {
   listening(ownerKey: string): boolean;
   /** `session`'s listener says `original` (a resource it accepted) changed. */
   updated(session: BackendSession, original: string): void;
+  /** `session`'s backend said one of its lists changed (for that session's principal only). */
+  listChanged(session: BackendSession, kind: ListChange): void;
   changed(change: SessionChange): void;
 }
 
@@ -187,6 +189,8 @@ export class SessionPool {
       (client) => {
         session.client = client;
         this.#changed('opened');
+        // Its list changes (a tool that created a session resource, …) are its principal's.
+        void this.listen(session, []);
         return client;
       },
       (error: unknown) => {
@@ -252,16 +256,20 @@ export class SessionPool {
     });
   }
 
-  /** Listens on the owner's session for updates of `resources`; resolves with those it accepted. */
+  /**
+   * Listens on the owner's session for its list changes and updates of `resources`; resolves with
+   * those it accepted. An initialize-based session's listening is local (its notifications arrive
+   * on the session anyway) but for the `resources/subscribe` of each resource.
+   */
   async listen(session: BackendSession, resources: readonly string[]): Promise<ReadonlySet<string>> {
     const client = session.client;
     if (!client || session.closed) return new Set();
     session.listener ??= new UpstreamListener({
-      listChanged: () => {},
+      listChanged: (kind) => this.#env.listChanged(session, kind),
       updated: (uri) => this.#env.updated(session, uri),
       ended: () => {},
     });
-    await session.listener.ensure(client, resources, { lists: false });
+    await session.listener.ensure(client, resources);
     return new Set(resources.filter((uri) => session.listener?.accepts(uri)));
   }
 

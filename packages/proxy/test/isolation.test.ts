@@ -5,7 +5,7 @@ import { listen, type McpHttpServer } from '@snodo/transport-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerAuthenticator } from '../src/cli/tokens.js';
 import { createProxy, type McpProxy } from '../src/index.js';
-import { frontend, reader, rpcError } from './helpers/proxy.js';
+import { flakyServer, frontend, reader, rpcError } from './helpers/proxy.js';
 import { DEMO_MAIN, everythingStdio, type Started, startEverythingHttp } from './helpers/servers.js';
 
 const TOKENS = ['alice-token-0123456789', 'bob-token-0123456789'];
@@ -46,6 +46,9 @@ describe('a backend session per frontend principal', () => {
         { id: 'seh', target: { http: everythingHttp.url } },
         // The demo server spoken to on an initialize-based revision: it keeps a session too.
         { id: 'old', target: demoLegacy(), clientOptions: { protocolVersions: ['2025-11-25'] } },
+        // Its `grow` adds a tool in its own process and says so (tools list_changed); spoken to on
+        // an initialize-based revision, each principal has a process of its own.
+        { id: 'fl', target: flakyServer(true), clientOptions: { protocolVersions: ['2025-11-25'] } },
       ],
     });
     authenticated = await listen({
@@ -170,6 +173,42 @@ describe('a backend session per frontend principal', () => {
     // Bob's first update is the one his own call caused: alice's never reached him.
     await bob.callTool('old.touch', { uri: 'ui://everything/greeting.html' });
     expect(await reader(bobs)()).toMatchObject({ params: { uri: page } });
+    await alices.close();
+    await bobs.close();
+  });
+
+  it('list changes of a principal session reach only that principal', async () => {
+    const alice = await as(TOKENS[0] as string, person('alice'));
+    const bob = await as(TOKENS[1] as string, person('bob'));
+    // Their sessions open (server-everything says its conditional tools changed as each starts).
+    for (const client of [alice, bob]) {
+      await client.callTool('se.echo', { message: 'open' });
+      await client.callTool('fl.echo', { text: 'open' });
+    }
+    const lists = { toolsListChanged: true, resourcesListChanged: true };
+    const alices = alice.listen(lists);
+    const bobs = bob.listen(lists);
+    await Promise.all([alices.ready, bobs.ready]);
+    const [nextOfAlice, nextOfBob] = [reader(alices), reader(bobs)];
+    const gzip = (name: string) => ({
+      name,
+      data: `data:text/plain;base64,${Buffer.from(`${name} text`).toString('base64')}`,
+      outputType: 'resourceLink',
+    });
+    // A resource alice's session created, then a tool her session grew: each said to her.
+    await alice.callTool('se.gzip-file-as-resource', gzip('alice-listed'));
+    expect(await nextOfAlice()).toMatchObject({ method: 'notifications/resources/list_changed' });
+    await alice.callTool('fl.grow', {});
+    expect(await nextOfAlice()).toMatchObject({ method: 'notifications/tools/list_changed' });
+    // Bob's first changes are those his own calls caused, in their order: none of alice's reached him.
+    await bob.callTool('fl.grow', {});
+    await bob.callTool('se.gzip-file-as-resource', gzip('bob-listed'));
+    expect([(await nextOfBob()).method, (await nextOfBob()).method]).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/resources/list_changed',
+    ]);
+    // The catalog is the probing session's: neither change is in it.
+    expect(proxy.catalog().tools.map((t) => t.name)).not.toContain('fl.extra-1');
     await alices.close();
     await bobs.close();
   });

@@ -21,7 +21,7 @@ import {
   type SessionNotifications,
   type SubmitOptions,
 } from '@snodo/core';
-import { executorWireError, oversizedBatchError } from '@snodo/core/internal';
+import { executorWireError, isResponse, oversizedBatchError, requestKey } from '@snodo/core/internal';
 import { CancelToken } from './cancel-token.js';
 import { stdioError } from './errors.js';
 import { StreamSource, stdinSource } from './input.js';
@@ -301,7 +301,7 @@ export class StdioConnection {
   #onNotification(outcome: Outcome): void {
     this.#adopt(outcome);
     if (outcome.type !== 'none' || outcome.cancel === undefined) return;
-    const key = idKey(outcome.cancel);
+    const key = requestKey(outcome.cancel);
     // Both, for a listen whose subscription opened while its request is still settling.
     this.#requests.get(key)?.cancel.abort(new Error('cancelled by the client'));
     const listening = this.#listening.get(key);
@@ -486,7 +486,7 @@ export class StdioConnection {
   }
 
   #admit(id: RequestId): Entry {
-    const entry: Entry = { id, key: idKey(id), cancel: new CancelToken(), answered: false };
+    const entry: Entry = { id, key: requestKey(id), cancel: new CancelToken(), answered: false };
     // Ids must be unique among requests in flight; a duplicate takes over the id for cancellation.
     this.#requests.set(entry.key, entry);
     this.#active++;
@@ -591,15 +591,6 @@ export class StdioConnection {
     for (const listening of this.#listening.values()) this.#endSubscription(listening, 'silent');
     this.#fail(error);
   }
-}
-
-/** Map key of a request id: strings and integers with the same digits are different ids. */
-function idKey(id: RequestId): string {
-  return typeof id === 'string' ? `s${id}` : `n${String(id)}`;
-}
-
-function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return !('method' in message);
 }
 
 /** The library's only log output, on stderr: stdout carries protocol messages alone. */

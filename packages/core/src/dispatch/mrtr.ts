@@ -14,7 +14,7 @@ import type { Selection } from './select.js';
  * turns an input request into `resultType: "input_required"` with a freshly signed `requestState`.
  * On the initialize-based revisions input goes through the transport's channel instead.
  */
-export async function runWithInput(
+export function runWithInput(
   runtime: Runtime,
   method: string,
   params: Record<string, unknown>,
@@ -22,26 +22,44 @@ export async function runWithInput(
   selected: Selection,
   operation: Operation,
   makeCall: (round: InputRound) => OperationCall,
-): Promise<Record<string, unknown>> {
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   if (selected.dialect.era !== 'modern') return operation(makeCall({ responses: {}, state: undefined }));
+  if (params.requestState !== undefined || params.inputResponses !== undefined) {
+    return retry(runtime, method, params, context, operation, makeCall);
+  }
+  // A first round, the commonest request: nothing to verify or merge, so no async frame or
+  // closures beyond the one that turns an input request into `input_required`.
+  const responses: Record<string, unknown> = {};
+  const asked = (error: unknown) => inputRequired(runtime, method, params, context, error, 0, responses);
+  try {
+    const result = operation(makeCall({ responses, state: undefined }));
+    return typeof (result as PromiseLike<unknown>).then === 'function'
+      ? Promise.resolve(result).catch(asked)
+      : result;
+  } catch (error) {
+    return asked(error);
+  }
+}
+
+/** A retry carrying a `requestState` or `inputResponses`. */
+async function retry(
+  runtime: Runtime,
+  method: string,
+  params: Record<string, unknown>,
+  context: DispatchContext,
+  operation: Operation,
+  makeCall: (round: InputRound) => OperationCall,
+): Promise<Record<string, unknown>> {
   const { mrtr } = runtime;
-  const principal = context.auth?.principal ?? '';
   let round = 0;
   let gathered: Record<string, unknown> = {};
   let state: unknown;
-  let binding: { digest: string; principal: string } | undefined;
-  const bind = async () => {
-    binding ??= {
-      digest: await digest(`${method}\n${canonicalJson(originalParams(params))}`),
-      principal: await digest(`principal\n${principal}`),
-    };
-    return binding;
-  };
+  let binding: Binding | undefined;
   if (params.requestState !== undefined) {
-    const expected = await bind();
+    binding = await bindingOf(method, params, context);
     const verified = await verifyState(await mrtr.keys, params.requestState, {
       method,
-      ...expected,
+      ...binding,
       now: Date.now(),
     });
     if (typeof verified === 'string') throw ProtocolError.invalidParams(`Invalid requestState: ${verified}`);
@@ -61,26 +79,61 @@ export async function runWithInput(
     const fromAnswers = (round > 0 || answers !== undefined) && result.resultType !== 'task';
     return fromAnswers ? { ...result, ttlMs: 0, cacheScope: 'private' } : result;
   } catch (error) {
-    if (!(error instanceof InputRequiredSignal)) throw error;
-    if (round + 1 > mrtr.maxRounds) {
-      throw new ProtocolError(
-        ErrorCode.InvalidRequest,
-        `Too many input rounds (${mrtr.maxRounds}) for ${method}`,
-      );
-    }
-    const expected = await bind();
-    const requestState = await signState(await mrtr.keys, {
-      v: 1,
-      m: method,
-      d: expected.digest,
-      p: expected.principal,
-      e: Date.now() + mrtr.stateTtlMs,
-      n: round + 1,
-      r: responses,
-      ...(error.state === undefined ? {} : { s: error.state }),
-    });
-    const result: Record<string, unknown> = { resultType: 'input_required', requestState };
-    if (Object.keys(error.requests).length > 0) result.inputRequests = error.requests;
-    return result;
+    return inputRequired(runtime, method, params, context, error, round, responses, binding);
   }
+}
+
+interface Binding {
+  digest: string;
+  principal: string;
+}
+
+/** What a requestState is bound to: the original request's digest and the caller's principal. */
+async function bindingOf(
+  method: string,
+  params: Record<string, unknown>,
+  context: DispatchContext,
+): Promise<Binding> {
+  return {
+    digest: await digest(`${method}\n${canonicalJson(originalParams(params))}`),
+    principal: await digest(`principal\n${context.auth?.principal ?? ''}`),
+  };
+}
+
+/**
+ * Turns the handler's input request (an InputRequiredSignal) into `resultType: "input_required"`
+ * with a freshly signed `requestState`; rethrows any other error.
+ */
+async function inputRequired(
+  runtime: Runtime,
+  method: string,
+  params: Record<string, unknown>,
+  context: DispatchContext,
+  error: unknown,
+  round: number,
+  responses: Record<string, unknown>,
+  binding?: Binding,
+): Promise<Record<string, unknown>> {
+  if (!(error instanceof InputRequiredSignal)) throw error;
+  const { mrtr } = runtime;
+  if (round + 1 > mrtr.maxRounds) {
+    throw new ProtocolError(
+      ErrorCode.InvalidRequest,
+      `Too many input rounds (${mrtr.maxRounds}) for ${method}`,
+    );
+  }
+  const expected = binding ?? (await bindingOf(method, params, context));
+  const requestState = await signState(await mrtr.keys, {
+    v: 1,
+    m: method,
+    d: expected.digest,
+    p: expected.principal,
+    e: Date.now() + mrtr.stateTtlMs,
+    n: round + 1,
+    r: responses,
+    ...(error.state === undefined ? {} : { s: error.state }),
+  });
+  const result: Record<string, unknown> = { resultType: 'input_required', requestState };
+  if (Object.keys(error.requests).length > 0) result.inputRequests = error.requests;
+  return result;
 }

@@ -1,3 +1,4 @@
+import { type DeadlineItem, DeadlineList } from './deadlines.js';
 import { ExecutorError } from './errors.js';
 import { Fifo, type FifoItem } from './fifo.js';
 
@@ -94,6 +95,8 @@ export class Executor {
   /** Settled (and dropped) the first time `full` turns false while someone waits on whenNotFull(). */
   #notFull: { promise: Promise<void>; resolve: () => void } | undefined;
   readonly #counts = { completed: 0, rejected: 0, timedOut: 0, cancelled: 0, subscriptionsRejected: 0 };
+  /** One deadline list per timeout in use (deadlines.ts); a list leaves the map when it fires empty. */
+  readonly #deadlines = new Map<number, DeadlineList>();
 
   constructor(options: ExecutorOptions = {}) {
     if (typeof options !== 'object' || options === null) {
@@ -158,8 +161,7 @@ export class Executor {
 
     return new Promise<T>((resolve, reject) => {
       const job = new Job(this.#jobHost, task, resolve as (value: unknown) => void, reject, signal, owner);
-      if (timeout !== 0 && timeout !== Number.POSITIVE_INFINITY)
-        job.timer = setTimeout(onDeadline, timeout, job);
+      if (timeout !== 0 && timeout !== Number.POSITIVE_INFINITY) this.#deadlineList(timeout).add(job);
       signal?.addEventListener('abort', job, { once: true });
       owner?.own(job);
       if (startNow) this.#start(job);
@@ -265,6 +267,15 @@ export class Executor {
     this.#checkNotFull();
   }
 
+  #deadlineList(timeout: number): DeadlineList {
+    let list = this.#deadlines.get(timeout);
+    if (list === undefined) {
+      list = new DeadlineList(timeout, onDeadline, () => this.#deadlines.delete(timeout));
+      this.#deadlines.set(timeout, list);
+    }
+    return list;
+  }
+
   readonly #jobHost: JobHost = {
     abort: (job, error, outcome) => this.#abort(job, error, outcome),
   };
@@ -354,9 +365,12 @@ interface JobHost {
 }
 
 /** One submission. It is its own abort listener (`handleEvent`), so a job costs no closures. */
-class Job implements FifoItem, Owned {
+class Job implements FifoItem, DeadlineItem, Owned {
   fifoPos = -1;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  deadlineAt = 0;
+  deadlinePrev: DeadlineItem | undefined = undefined;
+  deadlineNext: DeadlineItem | undefined = undefined;
+  deadlineList: DeadlineList | undefined = undefined;
   controller: AbortController | undefined; // created when the task starts
   #settled = false;
 
@@ -373,8 +387,7 @@ class Job implements FifoItem, Owned {
   settle(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.deadlineList?.remove(this);
     this.signal?.removeEventListener('abort', this);
     this.owner?.disown(this);
     return true;
@@ -400,8 +413,8 @@ class Job implements FifoItem, Owned {
   }
 }
 
-function onDeadline(job: Job): void {
-  job.timer = undefined;
+function onDeadline(item: DeadlineItem): void {
+  const job = item as Job;
   job.host.abort(job, new ExecutorError('SNODO_ERR_REQUEST_TIMEOUT'), 'timedOut');
 }
 

@@ -7,9 +7,14 @@ import { ErrorCode } from '../errors/codes.js';
 import { SnodoError } from '../errors/snodo-error.js';
 import { ExecutorError } from '../executor/errors.js';
 import type { SubscriptionSlot } from '../executor/executor.js';
-import { encodeJson } from '../json/index.js';
 import type { RequestId } from '../json/int.js';
-import { errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../jsonrpc/types.js';
+import {
+  errorResponse,
+  isResponse,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  requestKey,
+} from '../jsonrpc/types.js';
 import type { HttpConfig } from './config.js';
 import type { PreparedRequest, SessionRef, Work } from './prepare.js';
 import {
@@ -447,15 +452,6 @@ async function relayAll(source: AsyncIterable<JsonRpcMessage>, relay: MessageStr
     }
   }
   if (!ended) relay.abandon();
-}
-
-function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return 'id' in message && ('result' in message || 'error' in message);
-}
-
-/** A JSON-RPC id as a map key: `1` and `"1"` differ, big integers keep their digits. */
-export function requestKey(id: RequestId): string {
-  return encodeJson(id);
 }
 
 /**

@@ -27,7 +27,12 @@ export function listTools(call: OperationCall): Record<string, unknown> {
   return result;
 }
 
-export async function callTool(call: OperationCall): Promise<Record<string, unknown>> {
+/**
+ * Not async: the checks throw synchronously (dispatch turns a throw and a rejection alike into the
+ * error response), and a tool whose validator answers synchronously, as compiled schemas do, goes
+ * to its handler without an extra async frame and promise per call.
+ */
+export function callTool(call: OperationCall): Record<string, unknown> | Promise<Record<string, unknown>> {
   const { name } = call.params;
   if (typeof name !== 'string') throw ProtocolError.invalidParams('tools/call needs params.name (a string)');
   const tool = call.runtime.tools.get(name);
@@ -45,16 +50,31 @@ export async function callTool(call: OperationCall): Promise<Record<string, unkn
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     throw ProtocolError.invalidParams(`Invalid arguments for tool "${name}": arguments must be an object`);
   }
-  const validation = await tool.input.validate(args);
+  const validation = tool.input.validate(args);
+  return validation instanceof Promise
+    ? validation.then((checked) => validated(call, tool, checked))
+    : validated(call, tool, validation);
+}
+
+/** Answers invalid arguments, or runs the tool with the validated ones (as a call or a task). */
+function validated(
+  call: OperationCall,
+  tool: Tool,
+  validation: Awaited<ReturnType<Tool['input']['validate']>>,
+): Record<string, unknown> | Promise<Record<string, unknown>> {
   if (!validation.ok) {
-    const message = `Invalid arguments for tool "${name}": ${describeIssues(validation.issues)}`;
+    const message = `Invalid arguments for tool "${tool.name}": ${describeIssues(validation.issues)}`;
     if (call.selection.dialect.invalidToolArguments === 'tool-error')
       return { content: [{ type: 'text', text: message }], isError: true };
     throw ProtocolError.invalidParams(message, { issues: validation.issues.slice(0, MAX_REPORTED_ISSUES) });
   }
-  const run = (context: HandlerContext) => runTool(tool, validation.value, context);
   const tasks = call.runtime.tasks;
-  return tool.task !== 'never' && tasks ? callToolAsTask(tasks, call, tool, run) : run(call.context);
+  if (tool.task !== 'never' && tasks) {
+    return callToolAsTask(tasks, call, tool, (context: HandlerContext) =>
+      runTool(tool, validation.value, context),
+    );
+  }
+  return runTool(tool, validation.value, call.context);
 }
 
 /** Runs a tool's handler with `context` and checks what it returns (as an ordinary call or as a task). */
