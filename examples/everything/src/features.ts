@@ -34,6 +34,18 @@ export const ask: ToolDefinition = tool({
   },
 });
 
+/** `roots`: asks the client for its roots (`roots/list`, every initialize-based revision) and names them. */
+export const roots: ToolDefinition = tool({
+  name: 'roots',
+  title: 'List the client’s roots',
+  description: 'Asks the client for its roots (roots/list) and lists their URIs',
+  handler: async (_args, ctx) => {
+    const answer = await ctx.listRoots();
+    const uris = (answer.roots as { uri?: unknown }[] | undefined)?.map((root) => String(root.uri)) ?? [];
+    return uris.length === 0 ? 'No roots.' : `Roots: ${uris.join(', ')}`;
+  },
+});
+
 /** `touch`: marks a resource updated, so its subscribers are notified. */
 export function touch(hub: ChangeHub): ToolDefinition {
   return tool({

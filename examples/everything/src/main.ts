@@ -6,9 +6,10 @@
 //   node dist/main.js --port N [--host H] [--max-concurrency N] [--max-queue N] [--request-timeout MS]
 //                             [--redis redis://HOST:PORT] [--tasks [--task-lease-ms MS]]
 // With --port it serves Streamable HTTP on http://127.0.0.1:N/mcp and prints that URL on stdout.
-// With --redis it is one member of a cluster behind a load balancer: sessions and change events
-// are shared through that Redis, and SNODO_MRTR_SECRET (required then: one secret of 32 characters
-// or more, or several comma-separated during a rotation, the first signing) gives the MRTR keys.
+// With --redis it is one member of a cluster behind a load balancer: sessions, change events and
+// control messages (cancels, answers, session updates, DELETE) go through that Redis, and
+// SNODO_MRTR_SECRET (required then: one secret of 32 characters or more, or several
+// comma-separated during a rotation, the first signing) gives the MRTR keys.
 // SNODO_MRTR_SECRET is also read without --redis.
 // --tasks turns on the Tasks extension (and the long_job tool, always a task); with --redis the
 // tasks live in that Redis (its taskStore), so any instance reads, answers and cancels any task and
@@ -136,7 +137,7 @@ if (values.stdio) {
     runtime,
     port,
     ...(values.host === undefined ? {} : { host: values.host }),
-    ...(shared === undefined ? {} : { sessionStore: shared.sessionStore }),
+    ...(shared === undefined ? {} : { sessionStore: shared.sessionStore, control: shared.control }),
     executor: new Executor({
       maxConcurrency: integer('max-concurrency'),
       maxQueue: integer('max-queue'),

@@ -6,7 +6,7 @@ import {
   type ServerDefinition,
   type TaskManager,
 } from '@snodo/core';
-import { ask, PROMPTS, RESOURCES, showGreeting, TEMPLATES, touch } from './features.js';
+import { ask, PROMPTS, RESOURCES, roots, showGreeting, TEMPLATES, touch } from './features.js';
 import { longJob, TOOLS } from './tools.js';
 
 export { UNICODE_TEXT } from './tools.js';
@@ -27,8 +27,8 @@ export function createEverythingServer(
     title: 'Snodo everything demo',
     version: '0.0.0',
     instructions:
-      'A demo server: echo repeats text, add sums numbers, sleep waits, fail fails, unicode returns non-ASCII text, console logs to the console, ask asks for your name, touch notifies subscribers of a resource.',
-    tools: [...TOOLS, ask, touch(hub), showGreeting, ...(tasks === undefined ? [] : [longJob])],
+      'A demo server: echo repeats text, add sums numbers, sleep waits, fail fails, unicode returns non-ASCII text, console logs to the console, ask asks for your name, roots lists your roots, touch notifies subscribers of a resource.',
+    tools: [...TOOLS, ask, roots, touch(hub), showGreeting, ...(tasks === undefined ? [] : [longJob])],
     ...(tasks === undefined ? {} : { tasks }),
     resources: RESOURCES,
     resourceTemplates: TEMPLATES,

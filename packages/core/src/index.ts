@@ -17,6 +17,12 @@ export { type ClientRequestChannel, ClientRequestError, type InputRequest } from
 export type { OpenedSubscription, Outcome } from './dispatch/outcome.js';
 export type { Session } from './dispatch/session.js';
 export { DEFAULT_MAX_STREAM_BUFFER } from './dispatch/stream.js';
+export {
+  type ControlChannel,
+  type ControlHolder,
+  type ControlMessage,
+  MemoryControlChannel,
+} from './engine/control.js';
 export { ERROR_TABLE, ErrorCode, type ErrorCodeRow, httpStatusForCode } from './errors/codes.js';
 export { ProtocolError, type ProtocolErrorKind } from './errors/protocol-error.js';
 export { SnodoError } from './errors/snodo-error.js';
@@ -129,7 +135,13 @@ export {
   resource,
   resourceTemplate,
 } from './router/resource.js';
-export type { Instructions, InstructionsContext, Runtime, SessionOwner } from './router/runtime.js';
+export type {
+  ErrorHook,
+  Instructions,
+  InstructionsContext,
+  Runtime,
+  SessionOwner,
+} from './router/runtime.js';
 export type {
   CompiledSchema,
   JsonSchemaObject,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { hostAllowed, originAllowed, parseHostRules } from '../src/http/origin.js';
-import { handle, resolveHttpOptions } from '../src/index.js';
+import { resolveHttpOptions } from '../src/index.js';
 import {
+  handle,
   httpRequest,
   httpServer,
   LEGACY_HEADERS,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type HttpRequest, handle, resolveHttpOptions } from '../src/index.js';
+import { type HttpRequest, resolveHttpOptions } from '../src/index.js';
 import {
+  handle,
   httpRequest,
   httpServer,
   MODERN,

@@ -3,14 +3,13 @@ import {
   createChangeHub,
   createServer,
   Executor,
-  handle,
   isStreamResponse,
   resource,
   type SessionOwner,
   tool,
 } from '../src/index.js';
 import { deriveRuntime } from '../src/internal.js';
-import { httpRequest, LEGACY_HEADERS, parseSse, post } from './http-helpers.js';
+import { handle, httpRequest, LEGACY_HEADERS, parseSse, post, textStream } from './http-helpers.js';
 
 let nextId = 5000;
 
@@ -62,7 +61,7 @@ async function openStream(
   );
   if (!isStreamResponse(response))
     throw new Error(`expected a stream, got ${response.status} ${response.body}`);
-  const chunks = response.stream[Symbol.asyncIterator]();
+  const chunks = textStream(response)[Symbol.asyncIterator]();
   const next = async (): Promise<any> => {
     for (;;) {
       const chunk = await chunks.next();
@@ -190,6 +189,6 @@ describe('DispatchContext.connectionId of an initialize-based HTTP session', () 
     const response = await handle(runtime, { ...request, auth: { principal: 'ada' } }, options);
     expect(isStreamResponse(response)).toBe(true);
     expect(owners).toEqual([{ auth: { principal: 'ada' }, connectionId: seen[0] }]);
-    if (isStreamResponse(response)) await response.stream[Symbol.asyncIterator]().return?.();
+    if (isStreamResponse(response)) await response.events[Symbol.asyncIterator]().return?.();
   });
 });

@@ -1,19 +1,64 @@
 import { z } from 'zod';
 import {
+  createHttpHandler,
   createServer,
   decodeJson,
+  execute,
   type HttpConfig,
+  type HttpHandler,
   type HttpOptions,
   type HttpRequest,
   type HttpResponse,
-  handle,
   isStreamResponse,
+  prepare,
   type Runtime,
   type ServerDefinition,
+  sseText,
   tool,
 } from '../src/index.js';
+import { withCors } from '../src/internal.js';
 
 export const MODERN = '2026-07-28';
+
+const HANDLERS = new WeakMap<object, WeakMap<Runtime, HttpHandler>>();
+const NO_OPTIONS = {};
+
+/**
+ * One request through a handler: the same options object (and runtime) reuses one handler, the way
+ * an application keeps the handler it created; a resolved config runs `prepare` and `execute`.
+ */
+export async function handle(
+  runtime: Runtime,
+  request: HttpRequest,
+  options: HttpOptions | HttpConfig = NO_OPTIONS,
+): Promise<HttpResponse> {
+  if ('local' in options) {
+    const config = options as HttpConfig;
+    const result = await prepare(runtime, request, config);
+    return withCors(
+      config.cors,
+      request,
+      'response' in result ? result.response : await execute(result.prepared),
+    );
+  }
+  let byRuntime = HANDLERS.get(options);
+  if (byRuntime === undefined) {
+    byRuntime = new WeakMap();
+    HANDLERS.set(options, byRuntime);
+  }
+  let handler = byRuntime.get(runtime);
+  if (handler === undefined) {
+    handler = createHttpHandler(runtime, options as HttpOptions);
+    byRuntime.set(runtime, handler);
+  }
+  return handler.handle(request);
+}
+
+/** A stream response as SSE text chunks (events and keepalive comments), as a byte host writes it. */
+export async function* textStream(response: HttpResponse): AsyncGenerator<string> {
+  if (!isStreamResponse(response)) throw new Error('not a stream response');
+  for await (const event of response.events) yield sseText(event);
+}
 
 /** Resolves when `signal` aborts. */
 export function aborted(signal: AbortSignal): Promise<void> {
@@ -250,7 +295,7 @@ export async function read(response: HttpResponse): Promise<Answer> {
     };
   }
   let text = '';
-  for await (const chunk of response.stream) text += chunk;
+  for await (const chunk of textStream(response)) text += chunk;
   const events = parseSse(text);
   return {
     status: response.status,

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   createServer,
   Executor,
-  handle,
   isStreamResponse,
   MemorySessionStore,
   resolveHttpOptions,
@@ -10,6 +9,7 @@ import {
 } from '../src/index.js';
 import { createSession } from '../src/internal.js';
 import {
+  handle,
   httpRequest,
   httpServer,
   LEGACY_HEADERS,
@@ -19,6 +19,7 @@ import {
   post,
   postModern,
   read,
+  textStream,
 } from './http-helpers.js';
 
 let nextId = 1000;
@@ -108,11 +109,25 @@ describe.each(['2025-11-25', '2025-06-18', '2025-03-26'])(
       expect(answer.body.error.code).toBe(-32601);
     });
 
-    it('a client response to the server gets 202', async () => {
+    it('a client response nobody waits for gets 400 -32600, not 202', async () => {
       const options = {};
       const { headers } = await open(runtime, options, version);
       const answer = await post(runtime, { jsonrpc: '2.0', id: 'srv-1', result: {} }, headers, options);
-      expect(answer.status).toBe(202);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe(-32600);
+    });
+
+    it('a notifications/cancelled that cancels nothing gets 400 -32602, not 202', async () => {
+      const options = {};
+      const { headers } = await open(runtime, options, version);
+      const cancel = {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 'never-sent' },
+      };
+      const answer = await post(runtime, cancel, headers, options);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe(-32602);
     });
 
     it('a MCP-Protocol-Version naming no revision served gets 400 -32022', async () => {
@@ -301,7 +316,7 @@ describe('server-initiated requests on the initialize-based revisions', () => {
     const call = request('tools/call', { name: 'ask', arguments: {} });
     const response = await handle(runtime, httpRequest({ headers, body: JSON.stringify(call) }), options);
     if (!isStreamResponse(response)) throw new Error('expected a stream');
-    const iterator = response.stream[Symbol.asyncIterator]();
+    const iterator = textStream(response)[Symbol.asyncIterator]();
     const [asked] = parseSse((await iterator.next()).value as string);
     expect(asked).toMatchObject({ method: 'elicitation/create', params: { message: 'Name?' } });
     const answer = { jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Ada' } } };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { handle, resolveHttpOptions } from '../src/index.js';
-import { httpRequest, httpServer, LEGACY_HEADERS, read } from './http-helpers.js';
+import { resolveHttpOptions } from '../src/index.js';
+import { handle, httpRequest, httpServer, LEGACY_HEADERS, read } from './http-helpers.js';
 
 const runtime = httpServer();
 let nextId = 1;

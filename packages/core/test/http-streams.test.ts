@@ -3,11 +3,11 @@ import {
   createChangeHub,
   createFetchHandler,
   Executor,
-  handle,
   isStreamResponse,
   resolveHttpOptions,
 } from '../src/index.js';
 import {
+  handle,
   httpRequest,
   httpServer,
   modernHeaders,
@@ -16,6 +16,7 @@ import {
   parseSse,
   postModern,
   read,
+  textStream,
 } from './http-helpers.js';
 
 const listen = (filter: Record<string, unknown> = { toolsListChanged: true }) =>
@@ -77,7 +78,7 @@ describe('response shaping', () => {
     );
     if (!isStreamResponse(response)) throw new Error('expected a stream');
     let text = '';
-    for await (const chunk of response.stream) {
+    for await (const chunk of textStream(response)) {
       text += chunk;
       if (chunk === ': keepalive\n\n') probe.release.open();
     }
@@ -165,7 +166,7 @@ describe('subscriptions', () => {
     if (!isStreamResponse(response)) throw new Error('expected a stream');
     expect(response.headers['content-type']).toBe('text/event-stream');
     expect(executor.stats().subscriptions).toBe(1);
-    const iterator = response.stream[Symbol.asyncIterator]();
+    const iterator = textStream(response)[Symbol.asyncIterator]();
     const ack = parseSse((await iterator.next()).value as string)[0];
     expect(ack.method).toBe('notifications/subscriptions/acknowledged');
     expect(ack.params._meta['io.modelcontextprotocol/subscriptionId']).toBe(message.id);
@@ -221,7 +222,7 @@ describe('subscriptions', () => {
       options,
     );
     if (!isStreamResponse(response)) throw new Error('expected a stream');
-    const iterator = response.stream[Symbol.asyncIterator]();
+    const iterator = textStream(response)[Symbol.asyncIterator]();
     await iterator.next();
     const rest = (async () => {
       let text = '';

@@ -1,13 +1,14 @@
 import {
+  createHttpHandler,
   DEFAULT_DRAIN_TIMEOUT,
   DEFAULT_MAX_DRAIN_BYTES,
   type HttpConfig,
+  type HttpHandler,
   type HttpOptions,
   type Runtime,
-  resolveHttpOptions,
   SnodoError,
 } from '@snodo/core';
-import { HTTP_OPTION_NAMES, knownOptions } from '@snodo/core/internal';
+import { HTTP_OPTION_NAMES, handlerConfig, knownOptions } from '@snodo/core/internal';
 import type { BodyLimits } from './body.js';
 import { DEFAULT_BODY_TIMEOUT, DEFAULT_PATH } from './defaults.js';
 import type { DrainBounds } from './drain.js';
@@ -50,6 +51,8 @@ export interface PluginConfig {
   readonly path: string;
   readonly limits: BodyLimits;
   readonly drain: DrainBounds;
+  /** Core's handler: the plugin converts Fastify's request in, calls it, and writes what it returns. */
+  readonly handler: HttpHandler;
   readonly http: HttpConfig;
   /** Whether the executor is the plugin's own (closed with the application) or the caller's. */
   readonly ownsExecutor: boolean;
@@ -136,8 +139,14 @@ export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: Abo
   if (given !== undefined && typeof given?.addEventListener !== 'function') {
     throw optionError('shutdownSignal must be an AbortSignal');
   }
-  const http = resolveHttpOptions({ ...(httpOptions as HttpOptions), shutdownSignal });
+  const handler = createHttpHandler(runtime, {
+    ...(httpOptions as HttpOptions),
+    shutdownSignal,
+    bodyTimeout,
+  });
+  const http = handlerConfig(handler);
   return {
+    handler,
     runtime,
     path,
     limits: { maxBodyBytes: http.maxBodyBytes, bodyTimeout },

@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import { fastifySSE } from '@fastify/sse';
-import { handle, paramHeadersOf } from '@snodo/core';
 import { metadataPaths } from '@snodo/core/internal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
@@ -27,8 +26,8 @@ export const PLUGIN_NAME = '@snodo/fastify';
 async function snodo(instance: FastifyInstance, options: SnodoFastifyOptions): Promise<void> {
   const shutdown = new AbortController();
   const given = options?.shutdownSignal;
+  // Builds core's handler, which validates the runtime's x-mcp-header annotations now.
   const config = resolveOptions(options, shutdown.signal);
-  paramHeadersOf(config.runtime); // validates the runtime's x-mcp-header annotations now
   if (given !== undefined) {
     if (given.aborted) shutdown.abort(given.reason);
     else given.addEventListener('abort', () => shutdown.abort(given.reason), { once: true });
@@ -39,7 +38,7 @@ async function snodo(instance: FastifyInstance, options: SnodoFastifyOptions): P
     shutdown.abort(new Error('application closing'));
     done();
   });
-  if (config.ownsExecutor) instance.addHook('onClose', () => config.http.executor.close());
+  instance.addHook('onClose', () => config.handler.close());
 
   const payloads = new WeakMap<FastifyRequest, Readable>();
   instance.removeAllContentTypeParsers();
@@ -49,9 +48,8 @@ async function snodo(instance: FastifyInstance, options: SnodoFastifyOptions): P
     done(null);
   });
 
-  if (!instance.hasPlugin('@fastify/sse')) {
-    await instance.register(fastifySSE, { heartbeatInterval: config.http.keepAliveInterval });
-  }
+  // Core's stream carries its own keepalive ticks (keepAliveInterval): @fastify/sse writes none.
+  if (!instance.hasPlugin('@fastify/sse')) await instance.register(fastifySSE, { heartbeatInterval: 0 });
 
   // The protected resource metadata (core answers it) at its well-known paths, under this scope's prefix.
   for (const url of config.http.auth === undefined ? [] : metadataPaths(config.http.auth)) {
@@ -62,7 +60,7 @@ async function snodo(instance: FastifyInstance, options: SnodoFastifyOptions): P
     // Every method core answers: PUT and PATCH get its 405 with Allow, as on the native listener.
     method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'],
     url: config.path,
-    sse: { kind: 'manual', heartbeat: true, serializer: (data: string) => data },
+    sse: { kind: 'manual', heartbeat: false, serializer: (data: string) => data },
     handler: (request, reply) => serve(config, request, reply, payloads.get(request)),
   });
 }
@@ -73,10 +71,6 @@ async function serve(
   reply: FastifyReply,
   payload: Readable | undefined,
 ): Promise<FastifyReply | undefined> {
-  if (request.headers['transfer-encoding'] !== undefined) {
-    drainAfterReply(request, reply, config.drain);
-    throw new ERRORS.SNODO_ERR_LENGTH_REQUIRED();
-  }
   const signal = disconnectSignal(request, reply);
   reply.raw.once('finish', () => {
     // Fastify's close() closes the connections idle when it starts; one whose response (a
@@ -94,11 +88,7 @@ async function serve(
     else closeAfterReply(request, reply);
     throw error;
   }
-  const response = await handle(
-    config.runtime,
-    toHttpRequest(request, body, signal, config.publicUrl),
-    config.http,
-  );
+  const response = await config.handler.handle(toHttpRequest(request, body, signal, config.publicUrl));
   return sendResponse(reply, response, signal);
 }
 

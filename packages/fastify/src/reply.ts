@@ -1,5 +1,5 @@
 import type { SSEMessage } from '@fastify/sse';
-import { type HttpResponse, isStreamResponse } from '@snodo/core';
+import { type HttpResponse, type HttpStreamEvent, isStreamResponse, sseText } from '@snodo/core';
 import type { FastifyReply } from 'fastify';
 
 /**
@@ -18,42 +18,41 @@ export async function sendResponse(
     // Bytes, not a string: Fastify would append "; charset=utf-8" to core's content type.
     return reply.send(response.body === '' ? undefined : Buffer.from(response.body));
   }
-  await Promise.race([reply.sse.send(events(response.stream)), closed(disconnect)]);
+  await Promise.race([reply.sse.send(messages(reply, response.events)), closed(disconnect)]);
   return undefined;
 }
 
 /**
- * Core's SSE text as `@fastify/sse` messages: the data is already encoded JSON, written as is by
- * the route's identity serializer. Comment frames (core's keepalives) are dropped: `@fastify/sse`
- * writes its own heartbeat at the same interval.
+ * Core's structured events as `@fastify/sse` messages (the data is already encoded JSON, written
+ * as is by the route's identity serializer). A keepalive tick is written as core's comment line,
+ * which `@fastify/sse` has no message for; the route's own heartbeat is off.
  */
-async function* events(stream: AsyncIterable<string>): AsyncGenerator<SSEMessage> {
-  for await (const frame of stream) {
-    const message = parseFrame(frame);
-    if (message !== undefined) yield message;
+async function* messages(
+  reply: FastifyReply,
+  events: AsyncIterable<HttpStreamEvent>,
+): AsyncGenerator<SSEMessage> {
+  for await (const event of events) {
+    if ('keepalive' in event) {
+      reply.sse.sendHeaders();
+      if (!reply.raw.write(sseText(event))) await drained(reply);
+      continue;
+    }
+    const message: SSEMessage = { event: event.event, data: event.data };
+    if (event.id !== undefined) message.id = event.id;
+    yield message;
   }
 }
 
-/** One SSE event block (the `event`, `data` and `id` fields; comments ignored). */
-export function parseFrame(frame: string): SSEMessage | undefined {
-  let event: string | undefined;
-  let id: string | undefined;
-  const data: string[] = [];
-  for (const line of frame.split('\n')) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') event = value;
-    else if (field === 'id') id = value;
-  }
-  if (data.length === 0) return undefined;
-  const message: SSEMessage = { data: data.join('\n') };
-  if (event !== undefined) message.event = event;
-  if (id !== undefined) message.id = id;
-  return message;
+function drained(reply: FastifyReply): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      reply.raw.off('drain', done);
+      reply.raw.off('close', done);
+      resolve();
+    };
+    reply.raw.on('drain', done);
+    reply.raw.on('close', done);
+  });
 }
 
 /**

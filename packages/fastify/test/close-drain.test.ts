@@ -5,7 +5,7 @@ import { PAST_THE_BUFFERS, writeAllThenRead } from '../../core/test/fixtures/wri
 import { type SnodoFastifyOptions, snodo } from '../src/index.js';
 import { Probe, testServer, toolCall } from './helpers.js';
 
-// A body the plugin refuses (411, 413) is read and discarded after the answer, within maxDrainBytes
+// A body the plugin refuses (413) is read and discarded after the answer, within maxDrainBytes
 // and drainTimeout, so the client reads the answer even while it is still sending, and the
 // connection stays in step for the next request. Answering and closing at once resets the
 // connection, and the client's stack throws away the answer it has not read (EPIPE).
@@ -68,6 +68,25 @@ function lastRequest(): Buffer {
   );
 }
 
+describe('the one body policy: chunked accepted up to maxBodyBytes', () => {
+  it('a chunked POST within maxBodyBytes is read and answered 200, as the listener does (was 411)', async () => {
+    const port = await serve();
+    const { body, headers } = toolCall('whoami');
+    const head = Object.entries({ ...headers, host: '127.0.0.1', connection: 'close' })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const size = Buffer.byteLength(body).toString(16);
+    const outcome = await writeAllThenRead(
+      port,
+      Buffer.from(
+        `POST /mcp HTTP/1.1\r\n${head}transfer-encoding: chunked\r\n\r\n${size}\r\n${body}\r\n0\r\n\r\n`,
+      ),
+    );
+    expect(statuses(outcome.text)).toEqual([{ status: 200, close: true }]);
+    expect(outcome.text).toContain('"text":"anonymous"');
+  });
+});
+
 describe('a refused body the client is still sending', () => {
   it('an oversized POST written in full gets its 413, and the next request on the connection is served', async () => {
     const probe = new Probe();
@@ -93,12 +112,12 @@ describe('a refused body the client is still sending', () => {
     expect(statuses(outcome.text)).toEqual([{ status: 413, close: true }]);
   });
 
-  it('a chunked POST written in full gets its 411, and the next request on the connection is served', async () => {
+  it('a chunked POST past maxBodyBytes written in full gets its 413, and the next request on the connection is served', async () => {
     const port = await serve({ maxDrainBytes: 2 * PAST_THE_BUFFERS });
     const outcome = await writeAllThenRead(port, Buffer.concat([chunked(PAST_THE_BUFFERS), lastRequest()]));
     expect(outcome.error).toBeUndefined();
     expect(statuses(outcome.text)).toEqual([
-      { status: 411, close: false },
+      { status: 413, close: false },
       { status: 200, close: true },
     ]);
   });
@@ -131,13 +150,13 @@ describe('the drain bounds', () => {
     expect(statuses(text)).toEqual([{ status: 413, close: true }]);
   });
 
-  it('maxDrainBytes: a chunked body one byte larger is cut while it is drained', async () => {
+  it('maxDrainBytes: a chunked body far past it is cut while it is drained (its 413 was read up to maxBodyBytes first)', async () => {
     const port = await serve(limits);
     const outcome = await writeAllThenRead(
       port,
-      Buffer.concat([chunked(limits.maxDrainBytes + 1), lastRequest()]),
+      Buffer.concat([chunked(4 * limits.maxDrainBytes), lastRequest()]),
     );
-    expect(statuses(outcome.text).map((answer) => answer.status)).toEqual([411]);
+    expect(statuses(outcome.text).map((answer) => answer.status)).toEqual([413]);
   });
 
   it('maxDrainBytes: a chunked body of exactly that size is drained and the connection kept', async () => {
@@ -146,7 +165,7 @@ describe('the drain bounds', () => {
       port,
       Buffer.concat([chunked(limits.maxDrainBytes), lastRequest()]),
     );
-    expect(statuses(outcome.text).map((answer) => answer.status)).toEqual([411, 200]);
+    expect(statuses(outcome.text).map((answer) => answer.status)).toEqual([413, 200]);
   });
 
   it('drainTimeout: a client that stops sending the refused body is cut when it runs out', async () => {

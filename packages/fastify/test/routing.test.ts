@@ -1,5 +1,5 @@
 import { createGunzip, gzipSync } from 'node:zlib';
-import { Executor, handle, isStreamResponse, SnodoError } from '@snodo/core';
+import { createHttpHandler, Executor, isStreamResponse, SnodoError } from '@snodo/core';
 import Fastify from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -140,7 +140,7 @@ describe('routing and coexistence', () => {
       },
     ];
     for (const { method, headers, body } of cases) {
-      const expected = await handle(runtime, {
+      const expected = await createHttpHandler(runtime).handle({
         method,
         path: '/mcp',
         headers,
@@ -432,20 +432,18 @@ describe('body bounds', () => {
     expect(over.json().code).toBe('SNODO_ERR_BODY_TOO_LARGE');
   });
 
-  it('answers Transfer-Encoding with 411 before reading, and never reaches core', async () => {
+  it('reads a chunked body (Transfer-Encoding) like one with Content-Length: core answers it', async () => {
     const probe = new Probe();
     const server = await app({}, {}, probe);
     const call = toolCall('whoami');
-    const refused = await server.inject({
+    const answered = await server.inject({
       method: 'POST',
       url: '/api/mcp',
       headers: { ...call.headers, ...bearer(), 'transfer-encoding': 'chunked' },
       payload: call.body,
     });
-    expect(refused.statusCode).toBe(411);
-    expect(refused.headers.connection).toBe('keep-alive');
-    expect(refused.json()).toMatchObject({ code: 'SNODO_ERR_LENGTH_REQUIRED', statusCode: 411 });
-    expect(probe.calls).toBe(0);
+    expect(answered.statusCode).toBe(200);
+    expect(probe.calls).toBe(1);
   });
 
   it("routes HTTP-level refusals through the application's error handler", async () => {
@@ -454,7 +452,7 @@ describe('body bounds', () => {
     server.setErrorHandler((error: { code?: string; statusCode?: number }, _request, reply) => {
       reply.code(error.statusCode ?? 500).send({ problem: error.code });
     });
-    await server.register(snodo, { runtime: testServer() });
+    await server.register(snodo, { runtime: testServer(), maxBodyBytes: 10 });
     const call = toolCall('whoami');
     const refused = await server.inject({
       method: 'POST',
@@ -462,8 +460,8 @@ describe('body bounds', () => {
       headers: { ...call.headers, 'transfer-encoding': 'chunked' },
       payload: call.body,
     });
-    expect(refused.statusCode).toBe(411);
-    expect(refused.json()).toEqual({ problem: 'SNODO_ERR_LENGTH_REQUIRED' });
+    expect(refused.statusCode).toBe(413);
+    expect(refused.json()).toEqual({ problem: 'SNODO_ERR_BODY_TOO_LARGE' });
   });
 });
 

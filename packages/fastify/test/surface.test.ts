@@ -22,7 +22,6 @@ describe('public surface', () => {
   it('declares each HTTP-level error once: code, message, status', () => {
     const { ERRORS } = entry;
     const made = {
-      SNODO_ERR_LENGTH_REQUIRED: new ERRORS.SNODO_ERR_LENGTH_REQUIRED(),
       SNODO_ERR_BODY_TOO_LARGE: new ERRORS.SNODO_ERR_BODY_TOO_LARGE(1),
       SNODO_ERR_BODY_TIMEOUT: new ERRORS.SNODO_ERR_BODY_TIMEOUT(1),
       SNODO_ERR_BODY_ABORTED: new ERRORS.SNODO_ERR_BODY_ABORTED(),
@@ -32,12 +31,6 @@ describe('public surface', () => {
       return { key, code: error.code, status: error.statusCode, message: error.message };
     });
     expect(rows).toEqual([
-      {
-        key: 'SNODO_ERR_LENGTH_REQUIRED',
-        code: 'SNODO_ERR_LENGTH_REQUIRED',
-        status: 411,
-        message: 'Transfer-Encoding is not accepted: send the body with Content-Length',
-      },
       {
         key: 'SNODO_ERR_BODY_TOO_LARGE',
         code: 'SNODO_ERR_BODY_TOO_LARGE',

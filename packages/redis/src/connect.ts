@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChangeHub } from '@snodo/core';
 import { type ChangeStats, RedisChangeHub } from './change-hub.js';
+import { type ControlStats, RedisControlChannel } from './control.js';
 import { type ConnectionHealth, RedisLink } from './link.js';
 import { type RedisOptions, resolveRedisOptions } from './options.js';
 import { RedisSessionStore } from './session-store.js';
@@ -15,6 +16,7 @@ export interface RedisHealth {
   /** The pub/sub connection that receives the other instances' changes. */
   readonly subscriber: ConnectionHealth;
   readonly changes: ChangeStats & { readonly lastPublishError?: string };
+  readonly control: ControlStats;
 }
 
 /** An instance's share of the cluster state: pass `sessionStore` to the HTTP host and `hub` to `createServer`. */
@@ -27,6 +29,12 @@ export interface SnodoRedis {
   readonly hub: ChangeHub & { readonly stats: ChangeStats };
   /** Core's `TaskStore`, shared by every instance: the `store` of `createTaskManager`. */
   readonly taskStore: RedisTaskStore;
+  /**
+   * Core's `ControlChannel` across instances: a cancel, a client's answer, a session update or a
+   * DELETE reaches the instance holding the session's open work, acknowledged once delivered
+   * there. The `control` option of the HTTP host, beside `sessionStore`.
+   */
+  readonly control: RedisControlChannel;
   /** The state of the link, with a PING on each connection (bounded by `commandTimeout`); never rejects. */
   health(): Promise<RedisHealth>;
   /** Closes both connections; the store and the hub's publishes fail with `SNODO_ERR_REDIS_CLOSED` after. Idempotent. */
@@ -48,10 +56,13 @@ export async function connectRedis(options: RedisOptions): Promise<SnodoRedis> {
   await link.connect();
   const hub = new RedisChangeHub(link, config, instanceId);
   const taskStore = new RedisTaskStore(link, config, instanceId);
+  const control = new RedisControlChannel(link, config, instanceId);
   try {
     await hub.start();
     await taskStore.start();
+    await control.start();
   } catch (error) {
+    control.close();
     await link.close();
     throw error;
   }
@@ -60,6 +71,7 @@ export async function connectRedis(options: RedisOptions): Promise<SnodoRedis> {
     sessionStore: new RedisSessionStore(link, config),
     hub,
     taskStore,
+    control,
     async health(): Promise<RedisHealth> {
       const { ok, commands, subscriber } = await link.health();
       const changes = hub.stats;
@@ -68,8 +80,12 @@ export async function connectRedis(options: RedisOptions): Promise<SnodoRedis> {
         commands,
         subscriber,
         changes: hub.lastError === undefined ? changes : { ...changes, lastPublishError: hub.lastError },
+        control: control.stats,
       };
     },
-    close: () => link.close(),
+    close: () => {
+      control.close();
+      return link.close();
+    },
   });
 }

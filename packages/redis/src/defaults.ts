@@ -12,3 +12,9 @@ export const DEFAULT_MAX_RECONNECT_DELAY = 2_000;
 export const DEFAULT_MAX_MESSAGE_BYTES = 65_536;
 /** Times a task update reads the task again after another instance changed it meanwhile (`SNODO_ERR_TASK_CONFLICT` after). */
 export const DEFAULT_TASK_UPDATE_ATTEMPTS = 16;
+/** An instance's record of the sessions whose open work it holds lives this long unrefreshed, in ms. */
+export const DEFAULT_OWNER_TTL = 15_000;
+/** A control message not acknowledged by every instance holding the session by then fails, in ms. */
+export const DEFAULT_CONTROL_TIMEOUT = 5_000;
+/** Largest control message (a client's answer to a server-initiated request is most of it), in bytes. */
+export const DEFAULT_MAX_CONTROL_BYTES = 4 * 1024 * 1024;

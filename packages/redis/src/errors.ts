@@ -10,8 +10,11 @@ export const REDIS_ERRORS = Object.freeze({
   SNODO_ERR_REDIS_UNAVAILABLE: 'The Redis link is down, or a command was not answered in commandTimeout',
   SNODO_ERR_REDIS_COMMAND: 'Redis answered a command with an error',
   SNODO_ERR_REDIS_CLOSED: 'The Redis link was closed',
-  SNODO_ERR_MESSAGE_TOO_LARGE: 'A change message exceeds maxMessageBytes',
+  SNODO_ERR_MESSAGE_TOO_LARGE:
+    'A change message exceeds maxMessageBytes, or a control message maxControlBytes',
   SNODO_ERR_TASK_CONFLICT: 'A task kept changing under its update for taskUpdateAttempts attempts',
+  SNODO_ERR_CONTROL_TIMEOUT:
+    'An instance holding the session did not acknowledge a control message in controlTimeout',
 });
 
 export type RedisErrorCode = keyof typeof REDIS_ERRORS;

@@ -1,11 +1,15 @@
 // @snodo/redis: the state several instances of a Snodo server share behind one load balancer.
 export type { ChangeStats, RedisChangeHub } from './change-hub.js';
 export { connectRedis, type RedisHealth, type SnodoRedis } from './connect.js';
+export type { ControlStats, RedisControlChannel } from './control.js';
 export {
   DEFAULT_COMMAND_TIMEOUT,
   DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_CONTROL_TIMEOUT,
+  DEFAULT_MAX_CONTROL_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RECONNECT_DELAY,
+  DEFAULT_OWNER_TTL,
   DEFAULT_PREFIX,
   DEFAULT_TASK_UPDATE_ATTEMPTS,
 } from './defaults.js';

@@ -97,10 +97,9 @@ class Connection {
  * are routed by name, so another feature adds its channel with `subscribe` on the same
  * connection.
  *
- * The control channel of the connection engine's seam (issue 18) goes here: each instance
- * subscribes to `${prefix}instance:${instanceId}` with `subscribe`, records the sessions whose
- * open work it holds under `${prefix}owner:${sessionId}` through `command`, and acknowledges a
- * control message on the sender's channel once the engine delivered it.
+ * The control channel (`control.ts`) rides the same two: each instance subscribes to
+ * `${prefix}control:${instanceId}` with `subscribe`, records the sessions whose open work it holds
+ * under `${prefix}owner:${sessionId}` through `eval`, and acknowledges on the sender's channel.
  */
 export class RedisLink {
   readonly #config: RedisConfig;

@@ -9,8 +9,11 @@ import { knownOptions, nonNegativeInteger, positiveInteger } from '@snodo/core/i
 import {
   DEFAULT_COMMAND_TIMEOUT,
   DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_CONTROL_TIMEOUT,
+  DEFAULT_MAX_CONTROL_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RECONNECT_DELAY,
+  DEFAULT_OWNER_TTL,
   DEFAULT_PREFIX,
   DEFAULT_TASK_UPDATE_ATTEMPTS,
 } from './defaults.js';
@@ -37,6 +40,12 @@ export interface RedisOptions {
   maxTasks?: number;
   /** Times a task update computes its change again when another instance changed the task meanwhile. Default 16. */
   taskUpdateAttempts?: number;
+  /** A record of the sessions whose open work an instance holds expires this long after its last refresh (ms). Default 15,000. */
+  ownerTtl?: number;
+  /** A control message not acknowledged by the instances holding its session by then fails (ms). Default 5,000. */
+  controlTimeout?: number;
+  /** Largest control message sent or accepted, in bytes. Default 4 MiB. */
+  maxControlBytes?: number;
 }
 
 /** Options validated once, defaults filled in. */
@@ -51,6 +60,9 @@ export interface RedisConfig {
   readonly maxMessageBytes: number;
   readonly maxTasks: number;
   readonly taskUpdateAttempts: number;
+  readonly ownerTtl: number;
+  readonly controlTimeout: number;
+  readonly maxControlBytes: number;
 }
 
 export const REDIS_OPTION_NAMES: readonly (keyof RedisOptions)[] = [
@@ -64,6 +76,9 @@ export const REDIS_OPTION_NAMES: readonly (keyof RedisOptions)[] = [
   'maxMessageBytes',
   'maxTasks',
   'taskUpdateAttempts',
+  'ownerTtl',
+  'controlTimeout',
+  'maxControlBytes',
 ];
 
 export function resolveRedisOptions(options: RedisOptions): RedisConfig {
@@ -95,6 +110,9 @@ export function resolveRedisOptions(options: RedisOptions): RedisConfig {
       options.taskUpdateAttempts,
       DEFAULT_TASK_UPDATE_ATTEMPTS,
     ),
+    ownerTtl: ownerTtl(options.ownerTtl),
+    controlTimeout: timer('controlTimeout', options.controlTimeout, DEFAULT_CONTROL_TIMEOUT),
+    maxControlBytes: positiveInteger('maxControlBytes', options.maxControlBytes, DEFAULT_MAX_CONTROL_BYTES),
   });
 }
 
@@ -102,6 +120,13 @@ export function resolveRedisOptions(options: RedisOptions): RedisConfig {
 function timer(name: string, value: unknown, fallback: number): number {
   const ms = positiveInteger(name, value, fallback);
   if (ms > MAX_REQUEST_TIMEOUT) throw invalid(`${name} must be at most ${MAX_REQUEST_TIMEOUT} ms, got ${ms}`);
+  return ms;
+}
+
+/** At least 3 ms, so that a refresh every third of it is a timer of at least 1 ms. */
+function ownerTtl(value: unknown): number {
+  const ms = timer('ownerTtl', value, DEFAULT_OWNER_TTL);
+  if (ms < 3) throw invalid(`ownerTtl must be at least 3 ms, got ${ms}`);
   return ms;
 }
 

@@ -48,10 +48,23 @@ const call = (id: number, method: string, params: Record<string, unknown>) =>
 describe('one session store and hub under every host', () => {
   it('serves a session initialized by the listener through the fetch handler and the Fastify plugin', async () => {
     const [a, b, c] = [await instance(), await instance(), await instance()];
-    const server = await listen({ runtime: a.runtime, port: 0, sessionStore: a.shared.sessionStore });
-    const fetchHandler = createFetchHandler(b.runtime, { sessionStore: b.shared.sessionStore });
+    const server = await listen({
+      runtime: a.runtime,
+      port: 0,
+      sessionStore: a.shared.sessionStore,
+      control: a.shared.control,
+    });
+    const fetchHandler = createFetchHandler(b.runtime, {
+      sessionStore: b.shared.sessionStore,
+      control: b.shared.control,
+    });
     const app = Fastify();
-    await app.register(snodo, { runtime: c.runtime, path: '/mcp', sessionStore: c.shared.sessionStore });
+    await app.register(snodo, {
+      runtime: c.runtime,
+      path: '/mcp',
+      sessionStore: c.shared.sessionStore,
+      control: c.shared.control,
+    });
     const seenOnA: unknown[] = [];
     a.shared.hub.subscribe((event) => seenOnA.push(event));
     try {

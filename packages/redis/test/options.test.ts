@@ -10,8 +10,11 @@ import {
   connectRedis,
   DEFAULT_COMMAND_TIMEOUT,
   DEFAULT_CONNECT_TIMEOUT,
+  DEFAULT_CONTROL_TIMEOUT,
+  DEFAULT_MAX_CONTROL_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RECONNECT_DELAY,
+  DEFAULT_OWNER_TTL,
   DEFAULT_PREFIX,
   DEFAULT_TASK_UPDATE_ATTEMPTS,
   REDIS_ERRORS,
@@ -53,8 +56,16 @@ describe('connectRedis options', () => {
       maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
       maxTasks: DEFAULT_MAX_TASKS,
       taskUpdateAttempts: DEFAULT_TASK_UPDATE_ATTEMPTS,
+      ownerTtl: DEFAULT_OWNER_TTL,
+      controlTimeout: DEFAULT_CONTROL_TIMEOUT,
+      maxControlBytes: DEFAULT_MAX_CONTROL_BYTES,
     });
     expect([DEFAULT_MAX_TASKS, DEFAULT_TASK_UPDATE_ATTEMPTS]).toEqual([1_000, 16]);
+    expect([DEFAULT_OWNER_TTL, DEFAULT_CONTROL_TIMEOUT, DEFAULT_MAX_CONTROL_BYTES]).toEqual([
+      15_000,
+      5_000,
+      4 * 1024 * 1024,
+    ]);
   });
 
   it('refuses an unknown option, listing every option the README documents', async () => {
@@ -76,7 +87,7 @@ describe('connectRedis options', () => {
   });
 
   it('takes each bound at its smallest and largest value and refuses one beyond', () => {
-    for (const name of ['maxSessions', 'maxMessageBytes'] as const) {
+    for (const name of ['maxSessions', 'maxMessageBytes', 'maxControlBytes'] as const) {
       expect(resolveRedisOptions({ url: URL, [name]: 1 })[name]).toBe(1);
       expect(refusal({ [name]: 0 })).toBe(`${name} must be a positive integer, got 0`);
     }
@@ -84,7 +95,7 @@ describe('connectRedis options', () => {
     expect(refusal({ sessionIdleTimeout: -1 })).toBe(
       'sessionIdleTimeout must be a non-negative integer, got -1',
     );
-    for (const name of ['commandTimeout', 'connectTimeout', 'maxReconnectDelay'] as const) {
+    for (const name of ['commandTimeout', 'connectTimeout', 'maxReconnectDelay', 'controlTimeout'] as const) {
       expect(resolveRedisOptions({ url: URL, [name]: 1 })[name]).toBe(1);
       expect(resolveRedisOptions({ url: URL, [name]: 2_147_483_647 })[name]).toBe(2_147_483_647);
       expect(refusal({ [name]: 0 })).toBe(`${name} must be a positive integer, got 0`);
@@ -92,6 +103,12 @@ describe('connectRedis options', () => {
         `${name} must be at most 2147483647 ms, got 2147483648`,
       );
     }
+    expect(resolveRedisOptions({ url: URL, ownerTtl: 3 }).ownerTtl).toBe(3);
+    expect(resolveRedisOptions({ url: URL, ownerTtl: 2_147_483_647 }).ownerTtl).toBe(2_147_483_647);
+    expect(refusal({ ownerTtl: 2 })).toBe('ownerTtl must be at least 3 ms, got 2');
+    expect(refusal({ ownerTtl: 2_147_483_648 })).toBe(
+      'ownerTtl must be at most 2147483647 ms, got 2147483648',
+    );
     expect(refusal({ maxSessions: 1.5 })).toBe('maxSessions must be a positive integer, got 1.5');
     expect(refusal({ maxTasks: 0 })).toBe('maxTasks must be a positive integer, got 0');
     expect(refusal({ taskUpdateAttempts: 0 })).toBe('taskUpdateAttempts must be a positive integer, got 0');
@@ -107,6 +124,7 @@ describe('the error table', () => {
       'SNODO_ERR_REDIS_CLOSED',
       'SNODO_ERR_MESSAGE_TOO_LARGE',
       'SNODO_ERR_TASK_CONFLICT',
+      'SNODO_ERR_CONTROL_TIMEOUT',
     ]);
     for (const code of Object.keys(REDIS_ERRORS)) expect(readme).toContain(`\`${code}\``);
   });

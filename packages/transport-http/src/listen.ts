@@ -2,16 +2,23 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { Server as NetServer, type Socket } from 'node:net';
 import {
   type AuthInfo,
+  createHttpHandler,
   ErrorCode,
   encodeJson,
   type HttpConfig,
-  handle,
-  paramHeadersOf,
-  resolveHttpOptions,
+  readBody,
+  writeNodeResponse,
 } from '@snodo/core';
-import { hostAuthRefusal, isEdgePath, log, withAuth, withCors } from '@snodo/core/internal';
+import {
+  authorizeHandler,
+  flattenHeaders,
+  handlerConfig,
+  hostAuthRefusal,
+  isEdgePath,
+  log,
+  withCors,
+} from '@snodo/core/internal';
 import { startAuth } from './auth.js';
-import { flattenHeaders, readBody, writeResponse } from './exchange.js';
 import { lingeringClose } from './linger.js';
 import { type ListenOptions, type ResolvedListenOptions, splitOptions } from './options.js';
 
@@ -61,10 +68,15 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   const { runtime, authenticate } = options;
   const shutdown = new AbortController();
   const ownsExecutor = http.executor === undefined;
-  let config = resolveHttpOptions({ ...http, shutdownSignal: shutdown.signal });
+  // The listener is this handler plus connection hardening; a broken x-mcp-header annotation fails here.
+  const handler = createHttpHandler(runtime, {
+    ...http,
+    shutdownSignal: shutdown.signal,
+    bodyTimeout: listener.bodyTimeout,
+  });
+  const config = (): HttpConfig => handlerConfig(handler);
   // `auth` given as options starts once the URL is known (after binding); until then requests get 503.
-  let starting = options.auth !== undefined && config.auth === undefined;
-  paramHeadersOf(runtime); // a broken x-mcp-header annotation fails here, not on the first call
+  let starting = options.auth !== undefined && config().auth === undefined;
 
   const stats: ListenerStats = { connections: 0, dropped: 0, timedOut: 0, drainCut: 0, requests: 0 };
   const connections = new Map<Socket, Connection>();
@@ -192,23 +204,14 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     const path = query < 0 ? target : target.slice(0, query);
     const hasBody =
       req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-    if (path !== listener.path && !isEdgePath(config, path))
+    if (path !== listener.path && !isEdgePath(config(), path))
       return refuse(res, 404, ErrorCode.InvalidRequest, `Not found: ${path}`, hasBody);
     if (starting) return refuse(res, 503, ErrorCode.ServerOverloaded, 'Starting: try again', hasBody);
 
     let body: Uint8Array = EMPTY;
     if (req.method === 'POST') {
-      const declared = req.headers['content-length'];
-      if (declared !== undefined && Number(declared) > listener.maxBodyBytes) {
-        return refuse(
-          res,
-          413,
-          ErrorCode.InvalidRequest,
-          `Body exceeds ${listener.maxBodyBytes} bytes`,
-          true,
-        );
-      }
-      const read = await readBody(req, listener.maxBodyBytes, listener.bodyTimeout);
+      const limits = { maxBodyBytes: listener.maxBodyBytes, bodyTimeout: listener.bodyTimeout };
+      const read = await readBody(req, req.headers['content-length'], limits);
       if (!read.ok) {
         if (read.reason === 'too-large') {
           return refuse(
@@ -240,36 +243,32 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
         auth = await authenticate(req);
       } catch {
         const refusal = hostAuthRefusal(req.headers.authorization);
-        return writeResponse(
+        return writeNodeResponse(
           res,
           withCors(
-            config.cors,
+            config().cors,
             { method: req.method ?? 'GET', headers: flattenHeaders(req.headers) },
             refusal,
           ),
         );
       }
     }
-    const response = await handle(
-      runtime,
-      {
-        method: req.method ?? 'GET',
-        path: target,
-        headers: flattenHeaders(req.headers),
-        rawHeaders: req.rawHeaders,
-        body,
-        signal: disconnect.signal,
-        url: listener.publicUrl ?? `http://${req.headers.host ?? hostForUrl()}${withoutQuery(target)}`,
-        ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
-        ...(auth === undefined ? {} : { auth }),
-      },
-      config,
-    );
+    const response = await handler.handle({
+      method: req.method ?? 'GET',
+      path: target,
+      headers: flattenHeaders(req.headers),
+      rawHeaders: req.rawHeaders,
+      body,
+      signal: disconnect.signal,
+      url: listener.publicUrl ?? `http://${req.headers.host ?? hostForUrl()}${withoutQuery(target)}`,
+      ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
+      ...(auth === undefined ? {} : { auth }),
+    });
     if (res.destroyed) {
-      if ('stream' in response) void response.stream[Symbol.asyncIterator]().return?.();
+      if ('events' in response) void response.events[Symbol.asyncIterator]().return?.();
       return;
     }
-    await writeResponse(res, response);
+    await writeNodeResponse(res, response);
   }
 
   function refuse(res: ServerResponse, status: number, code: number, message: string, close: boolean): void {
@@ -300,7 +299,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   );
   if (authStarting) {
     try {
-      config = withAuth(config, await authStarting);
+      authorizeHandler(handler, await authStarting);
       starting = false;
     } catch (error) {
       await closeServer();
@@ -337,12 +336,12 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
       if (connection.active === 0 && !connection.ending) socket.destroy();
     const grace = setTimeout(() => {
       for (const socket of connections.keys()) socket.destroy();
-      if (ownsExecutor) config.executor.destroy('listener closed');
+      if (ownsExecutor) config().executor.destroy('listener closed');
     }, listener.closeGracePeriod);
     await closed;
     clearTimeout(grace);
     server.close(); // nothing left to close: stops the timer node's http server checks connections with
-    if (ownsExecutor) await config.executor.close();
+    await handler.close();
   }
 }
 

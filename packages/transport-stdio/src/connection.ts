@@ -21,7 +21,14 @@ import {
   type SessionNotifications,
   type SubmitOptions,
 } from '@snodo/core';
-import { executorWireError, oversizedBatchError, pipeSession, trackSession } from '@snodo/core/internal';
+import {
+  executorWireError,
+  isResponse,
+  oversizedBatchError,
+  pipeSession,
+  requestKey,
+  trackSession,
+} from '@snodo/core/internal';
 import { CancelToken } from './cancel-token.js';
 import { stdioError } from './errors.js';
 import { StreamSource, stdinSource } from './input.js';
@@ -262,7 +269,8 @@ export class StdioConnection {
   #onLine(bytes: Uint8Array): void | Promise<void> {
     if (this.#failure) return;
     if (this.#writer.blocked) return this.#writer.ready().then(() => this.#onLine(bytes));
-    const decoded = decodeMessage(bytes);
+    // The line reader dropped the stream's leading BOM; a BOM on a later line is content.
+    const decoded = decodeMessage(bytes, undefined, { leadingBom: false });
     switch (decoded.kind) {
       case 'request':
         if (SESSION_METHODS.has(decoded.method)) return this.#runInline(decoded);
@@ -302,7 +310,7 @@ export class StdioConnection {
   #onNotification(outcome: Outcome): void {
     this.#adopt(outcome);
     if (outcome.type !== 'none' || outcome.cancel === undefined) return;
-    const key = idKey(outcome.cancel);
+    const key = requestKey(outcome.cancel);
     // Both, for a listen whose subscription opened while its request is still settling.
     this.#requests.get(key)?.cancel.abort(new Error('cancelled by the client'));
     const listening = this.#listening.get(key);
@@ -487,7 +495,7 @@ export class StdioConnection {
   }
 
   #admit(id: RequestId): Entry {
-    const entry: Entry = { id, key: idKey(id), cancel: new CancelToken(), answered: false };
+    const entry: Entry = { id, key: requestKey(id), cancel: new CancelToken(), answered: false };
     // Ids must be unique among requests in flight; a duplicate takes over the id for cancellation.
     this.#requests.set(entry.key, entry);
     this.#active++;
@@ -592,15 +600,6 @@ export class StdioConnection {
     for (const listening of this.#listening.values()) this.#endSubscription(listening, 'silent');
     this.#fail(error);
   }
-}
-
-/** Map key of a request id: strings and integers with the same digits are different ids. */
-function idKey(id: RequestId): string {
-  return typeof id === 'string' ? `s${id}` : `n${String(id)}`;
-}
-
-function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return !('method' in message);
 }
 
 /** The library's only log output, on stderr: stdout carries protocol messages alone. */

@@ -235,6 +235,29 @@ describe('the demo server over stdio', () => {
     ]);
   });
 
+  it('a BOM at the start of a later line is content, not ignored: -32700 for that line only', async () => {
+    const child = start();
+    await child.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    await child.write(
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from('{"jsonrpc":"2.0","id":2,"method":"ping"}\n'),
+      ]),
+    );
+    await child.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    await child.next(isResponseTo(3));
+    await child.end();
+    // Answers are written as they complete: compare as a set.
+    expect(child.messages).toHaveLength(3);
+    expect(child.messages).toEqual(
+      expect.arrayContaining([
+        { jsonrpc: '2.0', id: 1, result: {} },
+        { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32700 }) },
+        { jsonrpc: '2.0', id: 3, result: {} },
+      ]),
+    );
+  });
+
   it('a dual-era client probing with server/discover, then an initialize-based session for the life of the process', async () => {
     const child = start();
     const discover = await child.request('server/discover', {

@@ -94,7 +94,20 @@ export async function openStream(
   headers: Record<string, string> = {},
 ): Promise<Stream> {
   const controller = new AbortController();
-  const response = await send(url, message, headers, controller.signal);
+  return readStream(await send(url, message, headers, controller.signal), controller);
+}
+
+/** The standalone GET stream of a session. */
+export async function openGet(url: string, headers: Record<string, string>): Promise<Stream> {
+  const controller = new AbortController();
+  const response = await fetch(url, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
+  return readStream(response, controller);
+}
+
+async function readStream(response: Response, controller: AbortController): Promise<Stream> {
   if (!response.headers.get('content-type')?.startsWith('text/event-stream') || !response.body) {
     throw new Error(`expected an SSE response, got ${response.status}: ${await response.text()}`);
   }
@@ -127,7 +140,7 @@ export async function legacySession(url: string, version: string) {
     url,
     request('initialize', {
       protocolVersion: version,
-      capabilities: { elicitation: {} },
+      capabilities: { elicitation: {}, roots: {} },
       clientInfo: { name: 'cluster-test', version: '1.0.0' },
     }),
   );
@@ -141,9 +154,24 @@ export async function legacySession(url: string, version: string) {
   return {
     id,
     init,
+    headers,
     call: (method: string, params: Record<string, unknown> = {}) =>
       post(url, request(method, params), headers()),
-    notify: (method: string) => post(url, { jsonrpc: '2.0', method }, headers()),
+    /** A request whose response is read message by message (an SSE response). */
+    stream: (method: string, params: Record<string, unknown> = {}) => {
+      const message = request(method, params);
+      return openStream(url, message, headers()).then((stream) => ({ id: message.id, stream }));
+    },
+    notify: (method: string, params?: Record<string, unknown>) =>
+      post(url, { jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }, headers()),
+    /** The client's answer to a server-initiated request. */
+    answer: (id: unknown, result: unknown) => post(url, { jsonrpc: '2.0', id, result }, headers()),
+    get: () => openGet(url, headers()),
+    delete: async () => {
+      const response = await fetch(url, { method: 'DELETE', headers: headers() });
+      await response.text();
+      return { status: response.status, instance: response.headers.get('x-snodo-instance') ?? undefined };
+    },
   };
 }
 

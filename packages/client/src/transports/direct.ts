@@ -13,13 +13,10 @@ import {
   type Session,
   type SessionNotifications,
 } from '@snodo/core';
+import { isResponse } from '@snodo/core/internal';
 import { transportError } from '../errors.js';
 import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
 import { idKey } from './pending.js';
-
-function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return 'id' in message && !('method' in message);
-}
 
 /**
  * In-process: hands each message object to core's `dispatch` (no encoding, no decoding) and plays

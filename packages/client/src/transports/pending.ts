@@ -1,12 +1,8 @@
 import type { JsonRpcResponse, RequestId } from '@snodo/core';
-import { JsonInt } from '@snodo/core';
+import { requestKey } from '@snodo/core/internal';
 
-/** The key of a request id in a Map: numbers and strings must not collide ("1" vs 1). */
-export function idKey(id: RequestId): string {
-  if (typeof id === 'number') return `n${id}`;
-  if (JsonInt.is(id)) return `n${id.literal}`;
-  return `s${id}`;
-}
+/** The key of a request id in a Map: core's one scheme (its JSON text; "1" and 1 differ). */
+export const idKey: (id: RequestId) => string = requestKey;
 
 interface Entry {
   resolve(response: JsonRpcResponse): void;

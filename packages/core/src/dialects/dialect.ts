@@ -46,8 +46,6 @@ export interface Dialect {
   classify(method: string, kind: 'request' | 'notification'): MethodClass;
   /** Shapes a neutral result of `method` for this wire. Never mutates its input. */
   shapeResult(method: string, result: Record<string, unknown>, shaping: Shaping): Record<string, unknown>;
-  /** Shapes a neutral notification's params (content of log messages etc.) for this wire. */
-  shapeNotificationParams?(method: string, params: Record<string, unknown>): Record<string, unknown>;
   shapeError(error: ProtocolError): JsonRpcErrorObject;
 }
 

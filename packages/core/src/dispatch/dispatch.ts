@@ -222,16 +222,21 @@ async function route(
       ProtocolError.methodNotFound(method, { reason: 'this server does not offer it' }),
     );
   }
-  switch (method) {
-    case 'initialize':
-      return initialize(runtime, id, params ?? {}, selected, context);
-    case 'logging/setLevel':
-      return setLevel(runtime, id, params, selected, context);
-    case 'resources/subscribe':
-    case 'resources/unsubscribe':
-      return subscribeLegacy(runtime, id, method, params, selected, context);
-    case 'subscriptions/listen':
-      return listen(runtime, id, params ?? {}, selected, context);
+  // The session-changing methods settle like every operation: a throw is -32603 and reported.
+  try {
+    switch (method) {
+      case 'initialize':
+        return initialize(runtime, id, params ?? {}, selected, context);
+      case 'logging/setLevel':
+        return setLevel(runtime, id, params, selected, context);
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return await subscribeLegacy(runtime, id, method, params, selected, context);
+      case 'subscriptions/listen':
+        return await listen(runtime, id, params ?? {}, selected, context);
+    }
+  } catch (error) {
+    return failed(id, dialect, asProtocolError(runtime, error, errorSource(id, method, params, context, selected), trace));
   }
   const operation = runtime.operations?.get(method) ?? OPERATIONS.get(method);
   if (!operation) return failed(id, dialect, ProtocolError.methodNotFound(method));

@@ -1,10 +1,10 @@
 import type { ResourceServer } from '../auth/resource-server.js';
+import { type ControlChannel, isControlChannel } from '../engine/control.js';
 import { optionError } from '../errors/snodo-error.js';
 import { Executor } from '../executor/executor.js';
 import type { DecodeLimits } from '../jsonrpc/decode.js';
 import { DEFAULT_MAX_BATCH_ITEMS } from '../limits/defaults.js';
 import { knownOptions, positiveInteger } from '../limits/validate.js';
-import type { Runtime } from '../router/runtime.js';
 import { type CorsOptions, type CorsRules, parseCors } from './cors.js';
 import {
   DEFAULT_ALLOWED_ORIGIN_HOSTS,
@@ -54,6 +54,13 @@ export interface HttpOptions {
    * -32000, the only form the official clients read the error from.
    */
   overloadRetryAfter?: number;
+  /**
+   * Where the control messages of a session go (`notifications/cancelled`, answers to
+   * server-initiated requests, session updates, DELETE): a `ControlChannel` that can route them to
+   * the instance holding their target, for several instances behind one endpoint. Default: a
+   * `MemoryControlChannel` (this instance only).
+   */
+  control?: ControlChannel;
   /** Sessions of the initialize-based revisions. Default: a `MemorySessionStore` with the two options below. */
   sessionStore?: SessionStore;
   /** For the default store: sessions held, least recently used evicted first. Default 10,000. */
@@ -111,13 +118,10 @@ export interface HttpConfig {
 }
 
 const kConfig = Symbol.for('snodo.HttpConfig');
-const BY_OPTIONS = new WeakMap<object, HttpConfig>();
-const BY_RUNTIME = new WeakMap<Runtime, HttpConfig>();
 
 /**
  * Validates options once (the message names the option and its rule) and builds the state they
- * imply. `prepare` calls it through a cache keyed by the options object, so passing the same
- * object every time shares one executor and one session store; hosts call it up front.
+ * imply: each call makes a new executor, session store and control channel unless given.
  */
 export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
   if (isConfig(options)) return options;
@@ -135,6 +139,9 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
         );
       }
     }
+  }
+  if (options.control !== undefined && !isControlChannel(options.control)) {
+    throw optionError('control must have attach and deliver methods (a ControlChannel)');
   }
   if (options.sessionStore !== undefined) {
     const store = options.sessionStore as Partial<SessionStore>;
@@ -201,7 +208,7 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
         maxSessions: options.maxSessions,
         sessionIdleTimeout: options.sessionIdleTimeout,
       }),
-    local: new LocalSessions(),
+    local: new LocalSessions(options.control),
     scopes: new CancellationScopes(),
     maxBatchItems: positiveInteger('maxBatchItems', options.maxBatchItems, DEFAULT_MAX_BATCH_ITEMS),
     decodeLimits: options.decodeLimits,
@@ -228,6 +235,7 @@ export const HTTP_OPTION_NAMES: readonly (keyof HttpOptions)[] = [
   'maxQueue',
   'maxSubscriptions',
   'overloadRetryAfter',
+  'control',
   'sessionStore',
   'maxSessions',
   'sessionIdleTimeout',
@@ -251,25 +259,6 @@ export function withAuth(config: HttpConfig, auth: ResourceServer): HttpConfig {
   const next: HttpConfig = { ...config, auth: parseAuth(auth) };
   Object.defineProperty(next, kConfig, { value: true });
   return Object.freeze(next);
-}
-
-/** The configuration `prepare` uses: resolved once per options object, or once per runtime without options. */
-export function configFor(runtime: Runtime, options: HttpOptions | HttpConfig | undefined): HttpConfig {
-  if (options === undefined) {
-    let config = BY_RUNTIME.get(runtime);
-    if (config === undefined) {
-      config = resolveHttpOptions({});
-      BY_RUNTIME.set(runtime, config);
-    }
-    return config;
-  }
-  if (isConfig(options)) return options;
-  let config = BY_OPTIONS.get(options);
-  if (config === undefined) {
-    config = resolveHttpOptions(options);
-    BY_OPTIONS.set(options, config);
-  }
-  return config;
 }
 
 /** An absolute http: or https: URL, as `publicUrl` options must be. */

@@ -46,3 +46,6 @@ export const DEFAULT_MAX_TOKEN_LENGTH = 8_192;
 export const DEFAULT_CORS_MAX_AGE = 600;
 /** The health route when `health: true`. */
 export const DEFAULT_HEALTH_PATH = '/healthz';
+
+/** ms from when a body starts being read until it is complete; 408 after. */
+export const DEFAULT_BODY_TIMEOUT = 10_000;

@@ -4,11 +4,17 @@ import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
 import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
 import { ErrorCode } from '../errors/codes.js';
+import { SnodoError } from '../errors/snodo-error.js';
 import { ExecutorError } from '../executor/errors.js';
 import type { SubscriptionSlot } from '../executor/executor.js';
-import { encodeJson } from '../json/index.js';
 import type { RequestId } from '../json/int.js';
-import { errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../jsonrpc/types.js';
+import {
+  errorResponse,
+  isResponse,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  requestKey,
+} from '../jsonrpc/types.js';
 import type { HttpConfig } from './config.js';
 import type { PreparedRequest, SessionRef, Work } from './prepare.js';
 import {
@@ -38,6 +44,37 @@ type Of<K extends Work['kind']> = Extract<Work, { kind: K }>;
  * or DELETE of the session stops it.
  */
 export async function execute(prepared: PreparedRequest): Promise<HttpResponse> {
+  try {
+    return await run(prepared);
+  } catch (error) {
+    if (isControlTimeout(error)) {
+      const { work } = prepared;
+      return controlTimeout(work.kind === 'request' ? work.message.id : null);
+    }
+    throw error;
+  }
+}
+
+function isControlTimeout(error: unknown): boolean {
+  return SnodoError.is(error) && error.code === 'SNODO_ERR_CONTROL_TIMEOUT';
+}
+
+/**
+ * A control channel across instances could not reach the one holding the session's work in its
+ * bounded wait: nothing was acknowledged, and the client may try again.
+ */
+function controlTimeout(id: RequestId | null): HttpResponse {
+  return errorHttpResponse(
+    503,
+    id,
+    ErrorCode.InternalError,
+    'The instance holding this session did not answer: try again',
+    undefined,
+    { ...JSON_HEADERS, 'retry-after': '1' },
+  );
+}
+
+function run(prepared: PreparedRequest): Promise<HttpResponse> | HttpResponse {
   const { work } = prepared;
   switch (work.kind) {
     case 'request':
@@ -153,7 +190,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(
+    events: sseFrames(
       messages,
       { keepAliveInterval: config.keepAliveInterval, disconnect: request.signal },
       head.value,
@@ -184,8 +221,12 @@ async function runLegacyRequest(
     async (signal): Promise<Outcome> => {
       const outcome = await dispatch(runtime, message, { ...context, signal });
       if (outcome.type === 'stream') await relayAll(outcome.messages, relay);
-      else if (outcome.type === 'response') relay.end(outcome.message);
-      else relay.abandon();
+      else if (outcome.type === 'response') {
+        // Stored, and delivered to the session's streams, before the client has the answer: its
+        // next request (on any instance) sees the change (`resources/subscribe`, then updates).
+        if (outcome.session) await storeSession(config, session.id, outcome.session);
+        relay.end(outcome.message);
+      } else relay.abandon();
       return outcome;
     },
     config.requestTimeout === undefined
@@ -196,8 +237,9 @@ async function runLegacyRequest(
   settled.then(
     async (outcome) => {
       untrack();
-      if (outcome.type !== 'subscription' && outcome.session)
-        await storeSession(config, session.id, outcome.session);
+      // A streamed answer is already sent: a failure to store is lost with it, never unhandled.
+      if (outcome.type === 'stream' && outcome.session)
+        await storeSession(config, session.id, outcome.session).catch(() => undefined);
     },
     (error) => {
       untrack();
@@ -216,7 +258,7 @@ async function runLegacyRequest(
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(
+    events: sseFrames(
       messages,
       { keepAliveInterval: config.keepAliveInterval, disconnect: request.signal },
       head.value,
@@ -261,7 +303,7 @@ function serveHeldStream(
   return {
     status: 200,
     headers: SSE_HEADERS,
-    stream: sseFrames(source[Symbol.asyncIterator](), {
+    events: sseFrames(source[Symbol.asyncIterator](), {
       keepAliveInterval: config.keepAliveInterval,
       disconnect,
       shutdown: config.shutdownSignal,
@@ -294,14 +336,29 @@ async function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>):
 async function runNotification(prepared: PreparedRequest, work: Of<'notification'>): Promise<HttpResponse> {
   const { runtime, config, request } = prepared;
   const { session } = work;
+  const { control } = config.local;
   if (session && work.message.kind === 'response') {
     const { id, result, error } = work.message;
-    config.local.answer(session.id, error === undefined ? { id, result } : { id, error });
+    const answered = await control.deliver(session.id, {
+      kind: 'answer',
+      response: error === undefined ? { id, result } : { id, error },
+    });
+    // An answer nobody waits for is not acknowledged: the client learns its answer went nowhere.
+    if (!answered)
+      return errorHttpResponse(400, null, ErrorCode.InvalidRequest, 'No pending request has this id');
+    return emptyResponse(202);
   }
   const outcome = await dispatch(runtime, work.message, baseContext(request, work));
   if (session && outcome.type === 'none') {
-    if (outcome.cancel !== undefined)
-      config.local.cancel(session.id, requestKey(outcome.cancel), 'notifications/cancelled');
+    if (outcome.cancel !== undefined) {
+      const cancelled = await control.deliver(session.id, {
+        kind: 'cancel',
+        requestKey: requestKey(outcome.cancel),
+        reason: 'notifications/cancelled',
+      });
+      if (!cancelled)
+        return errorHttpResponse(400, null, ErrorCode.InvalidParams, 'No running request has this requestId');
+    }
     if (outcome.session) await storeSession(config, session.id, outcome.session);
   } else if (
     outcome.type === 'none' &&
@@ -357,7 +414,7 @@ async function runBatch(prepared: PreparedRequest, work: Of<'batch'>): Promise<H
 /** Stores a changed session, and tells this instance's GET stream of it. */
 async function storeSession(config: HttpConfig, id: string, session: Session): Promise<void> {
   await config.sessions.set(id, session);
-  config.local.update(id, session);
+  await config.local.control.deliver(id, { kind: 'update', session });
 }
 
 /**
@@ -381,7 +438,7 @@ function runListen(prepared: PreparedRequest, work: Of<'listen'>): HttpResponse 
 async function runDelete(prepared: PreparedRequest, work: Of<'delete'>): Promise<HttpResponse> {
   const { config } = prepared;
   await config.sessions.delete(work.session.id);
-  config.local.end(work.session.id, 'session deleted');
+  await config.local.control.deliver(work.session.id, { kind: 'end', reason: 'session deleted' });
   return emptyResponse(204);
 }
 
@@ -396,15 +453,6 @@ async function relayAll(source: AsyncIterable<JsonRpcMessage>, relay: MessageStr
     }
   }
   if (!ended) relay.abandon();
-}
-
-function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return 'id' in message && ('result' in message || 'error' in message);
-}
-
-/** A JSON-RPC id as a map key: `1` and `"1"` differ, big integers keep their digits. */
-export function requestKey(id: RequestId): string {
-  return encodeJson(id);
 }
 
 /**
@@ -436,11 +484,12 @@ function timedOut(id: RequestId): JsonRpcResponse {
 }
 
 function emptyStream(): HttpStreamResponse {
-  return { status: 200, headers: SSE_HEADERS, stream: (async function* () {})() };
+  return { status: 200, headers: SSE_HEADERS, events: (async function* () {})() };
 }
 
 /** How an executor refusal reaches the client: a 200 with the JSON-RPC error, as every error but the edge's. */
 function failure(config: HttpConfig, error: unknown, id: RequestId | null): HttpResponse {
+  if (isControlTimeout(error)) return controlTimeout(id);
   if (ExecutorError.is(error)) {
     switch (error.code) {
       case 'SNODO_ERR_OVERLOADED':

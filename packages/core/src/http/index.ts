@@ -1,8 +1,10 @@
-export { configFor, type HttpConfig, type HttpOptions, resolveHttpOptions } from './config.js';
+export { type BodyFailure, type BodyLimits, type BodyResult, bodyRefusal, readBody } from './body.js';
+export { type HttpConfig, type HttpOptions, resolveHttpOptions } from './config.js';
 export type { CorsOptions } from './cors.js';
 export {
   DEFAULT_ALLOWED_ORIGIN_HOSTS,
   DEFAULT_AUTH_FETCH_TIMEOUT,
+  DEFAULT_BODY_TIMEOUT,
   DEFAULT_CLOCK_SKEW,
   DEFAULT_CORS_MAX_AGE,
   DEFAULT_DRAIN_TIMEOUT,
@@ -19,10 +21,12 @@ export {
 export { type HealthOptions, resourceMetadata } from './edge.js';
 export { execute } from './execute.js';
 export { createFetchHandler, type FetchHandlerOptions } from './fetch.js';
-export { handle } from './handle.js';
+export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './handler.js';
+export { type NodeRequest, type NodeResponse, writeNodeResponse } from './node.js';
 export { type ParamHeader, paramHeadersOf } from './param-headers.js';
 export { type PreparedRequest, type PrepareResult, prepare } from './prepare.js';
 export { MemorySessionStore, type MemorySessionStoreOptions, type SessionStore } from './sessions.js';
+export { type HttpStreamEvent, sseText } from './sse.js';
 export {
   type HttpJsonResponse,
   type HttpRequest,

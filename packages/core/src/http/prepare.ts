@@ -9,7 +9,7 @@ import { type DecodedSingle, decodeMessage } from '../jsonrpc/decode.js';
 import { META, type ProtocolVersion } from '../protocol/types.js';
 import type { Runtime } from '../router/runtime.js';
 import { authenticateBearer, scopeRefusal } from './bearer.js';
-import { configFor, type HttpConfig, type HttpOptions } from './config.js';
+import type { HttpConfig } from './config.js';
 import { edgeResponse } from './edge.js';
 import {
   acceptsEventStream,
@@ -82,16 +82,13 @@ const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
  * Admits and decodes one HTTP request without running a handler: path, Host, Origin, method, media
  * types, size, JSON-RPC decoding, the 2026-07-28 header rules, and the session of the
  * initialize-based revisions. Returns the prepared request, or the complete refusal.
- *
- * `options` is validated once per object (keep passing the same one: it owns the executor and the
- * session store) or may be a config from `resolveHttpOptions`.
+ * `config` comes from `resolveHttpOptions` (it owns the executor and the session store).
  */
 export async function prepare(
   runtime: Runtime,
   request: HttpRequest,
-  options?: HttpOptions | HttpConfig,
+  config: HttpConfig,
 ): Promise<PrepareResult> {
-  const config = configFor(runtime, options);
   const edge = await edgeResponse(runtime, config, request);
   if (edge) return { response: edge };
   const refused = admit(config, request);

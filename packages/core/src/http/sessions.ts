@@ -3,9 +3,14 @@ import type { AuthInfo } from '../dispatch/context.js';
 import type { ClientRequestChannel } from '../dispatch/input.js';
 import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
+import {
+  type ControlChannel,
+  type ControlHolder,
+  type ControlMessage,
+  MemoryControlChannel,
+} from '../engine/control.js';
 import { encodeJson } from '../json/index.js';
-import type { RequestId } from '../json/int.js';
-import type { JsonRpcErrorObject, JsonRpcMessage } from '../jsonrpc/types.js';
+import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { nonNegativeInteger, positiveInteger } from '../limits/validate.js';
 import type { Runtime } from '../router/runtime.js';
 import { openSessionNotifications } from '../subscriptions/session-notifications.js';
@@ -117,18 +122,18 @@ export function plausibleSessionId(id: string): boolean {
  * What one instance holds for a session besides its data: the requests running here (so that
  * `notifications/cancelled` and DELETE can stop them), the response stream of each (where a
  * server-initiated request for it goes), the correlation of server-initiated requests with the
- * client's answers, and, later, the standalone GET stream (`resources/subscribe` on the
- * initialize-based revisions) — `streams` is where it attaches, and DELETE closes what is there.
- * This state is local by nature: with a shared store, a cancel, an answer or a DELETE reaches only
- * the requests of the instance that receives it.
+ * client's answers, and the standalone GET streams (where `resources/subscribe` notifications go).
+ * It is the session's `ControlHolder` on this instance: control messages reach it through the
+ * handler's `ControlChannel`, which may route them from another instance.
  */
-export class LocalSession {
+export class LocalSession implements ControlHolder {
   readonly running = new Map<string, AbortController>();
   readonly relays = new Map<string, MessageStream>();
   readonly streams = new Set<{ close(): void; push(message: JsonRpcMessage): boolean }>();
   /** The session as this instance last stored it (what the GET stream filters by). */
   current: Session | undefined;
   readonly clientRequests: ClientRequests;
+  detach: () => void = () => {};
 
   constructor(timeout: number | undefined) {
     this.clientRequests = createClientRequests(
@@ -145,13 +150,58 @@ export class LocalSession {
   get idle(): boolean {
     return this.running.size === 0 && this.streams.size === 0 && this.clientRequests.pending === 0;
   }
+
+  receive(message: ControlMessage): boolean {
+    switch (message.kind) {
+      case 'cancel': {
+        const controller = this.running.get(message.requestKey);
+        controller?.abort(message.reason);
+        return controller !== undefined;
+      }
+      case 'answer': {
+        const resolved = this.clientRequests.resolve(message.response);
+        if (this.idle) this.detach();
+        return resolved;
+      }
+      case 'update':
+        this.current = message.session;
+        return true;
+      case 'end':
+        this.detach();
+        this.clientRequests.close(message.reason);
+        for (const controller of this.running.values()) controller.abort(message.reason);
+        for (const stream of [...this.streams]) stream.close();
+        return true;
+    }
+  }
 }
 
-/** The `LocalSession`s of one handler configuration; an entry exists only while it holds something. */
+/**
+ * The `LocalSession`s of one handler; an entry exists (and is attached to the control channel)
+ * only while it holds something.
+ */
 export class LocalSessions {
   readonly #sessions = new Map<string, LocalSession>();
 
-  constructor(private readonly clientRequestTimeout?: number) {}
+  constructor(
+    readonly control: ControlChannel = new MemoryControlChannel(),
+    private readonly clientRequestTimeout?: number,
+  ) {}
+
+  #local(sessionId: string): LocalSession {
+    let local = this.#sessions.get(sessionId);
+    if (local === undefined) {
+      const created = new LocalSession(this.clientRequestTimeout);
+      const detach = this.control.attach(sessionId, created);
+      created.detach = () => {
+        detach();
+        if (this.#sessions.get(sessionId) === created) this.#sessions.delete(sessionId);
+      };
+      this.#sessions.set(sessionId, created);
+      local = created;
+    }
+    return local;
+  }
 
   /**
    * Registers a running request and its response stream; the returned function unregisters it.
@@ -163,12 +213,7 @@ export class LocalSessions {
     controller: AbortController,
     relay?: MessageStream,
   ): { channel: ClientRequestChannel; untrack: () => void } {
-    let local = this.#sessions.get(sessionId);
-    if (local === undefined) {
-      local = new LocalSession(this.clientRequestTimeout);
-      this.#sessions.set(sessionId, local);
-    }
-    const session = local;
+    const session = this.#local(sessionId);
     session.running.set(requestKey, controller);
     if (relay) session.relays.set(requestKey, relay);
     return {
@@ -176,7 +221,7 @@ export class LocalSessions {
       untrack: () => {
         if (session.running.get(requestKey) === controller) session.running.delete(requestKey);
         if (relay && session.relays.get(requestKey) === relay) session.relays.delete(requestKey);
-        if (session.idle && this.#sessions.get(sessionId) === session) this.#sessions.delete(sessionId);
+        if (session.idle) session.detach();
       },
     };
   }
@@ -193,12 +238,7 @@ export class LocalSessions {
     queueSize?: number,
     auth?: AuthInfo,
   ): MessageStream & { close(): void } {
-    let local = this.#sessions.get(sessionId);
-    if (local === undefined) {
-      local = new LocalSession(this.clientRequestTimeout);
-      this.#sessions.set(sessionId, local);
-    }
-    const owner = local;
+    const owner = this.#local(sessionId);
     owner.current ??= session;
     const out = new MessageStream();
     const notes = openSessionNotifications(runtime, () => owner.current, queueSize, {
@@ -213,7 +253,7 @@ export class LocalSessions {
         notes.close();
         out.abandon();
         owner.streams.delete(stream);
-        if (owner.idle && this.#sessions.get(sessionId) === owner) this.#sessions.delete(sessionId);
+        if (owner.idle) owner.detach();
       },
     });
     owner.streams.add(stream);
@@ -225,42 +265,7 @@ export class LocalSessions {
     return stream;
   }
 
-  /** Records the session as stored, for this instance's GET stream. */
-  update(sessionId: string, session: Session): void {
-    const local = this.#sessions.get(sessionId);
-    if (local) local.current = session;
-  }
-
-  /** Aborts one running request of a session (`notifications/cancelled`); false when none matches. */
-  cancel(sessionId: string, requestKey: string, reason: unknown): boolean {
-    const controller = this.#sessions.get(sessionId)?.running.get(requestKey);
-    controller?.abort(reason);
-    return controller !== undefined;
-  }
-
-  /** A client's answer to a server-initiated request; false when it answers nothing pending here. */
-  answer(
-    sessionId: string,
-    response: { id: RequestId; result?: unknown; error?: JsonRpcErrorObject },
-  ): boolean {
-    const local = this.#sessions.get(sessionId);
-    if (local === undefined) return false;
-    const resolved = local.clientRequests.resolve(response);
-    if (local.idle) this.#sessions.delete(sessionId);
-    return resolved;
-  }
-
-  /** Ends everything a session holds here (DELETE). */
-  end(sessionId: string, reason: unknown): void {
-    const local = this.#sessions.get(sessionId);
-    if (local === undefined) return;
-    this.#sessions.delete(sessionId);
-    local.clientRequests.close(String(reason));
-    for (const controller of local.running.values()) controller.abort(reason);
-    for (const stream of local.streams) stream.close();
-  }
-
-  /** Requests running across all sessions (for tests and stats). */
+  /** Requests running across this instance's sessions (for tests and stats). */
   get running(): number {
     let count = 0;
     for (const local of this.#sessions.values()) count += local.running.size;

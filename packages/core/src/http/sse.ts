@@ -1,13 +1,30 @@
 import { encodeJson } from '../json/index.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 
-/** One JSON-RPC message as one SSE event. No `id:` field: 2026-07-28 has no resumption, and we replay nothing. */
-export function sseEvent(message: unknown): string {
-  return `event: message\ndata: ${encodeJson(message)}\n\n`;
+/**
+ * What an SSE response yields to its host: an event (`data` is encoded JSON, one line), or a
+ * keepalive tick the host writes as a comment line (clients ignore it; proxies and load balancers
+ * see traffic). No `id`: 2026-07-28 has no resumption, and we replay nothing.
+ */
+export type HttpStreamEvent =
+  | { readonly event: 'message'; readonly data: string; readonly id?: string }
+  | { readonly keepalive: true };
+
+const KEEPALIVE: HttpStreamEvent = Object.freeze({ keepalive: true });
+
+/** One JSON-RPC message as one SSE event. */
+export function sseEvent(message: unknown): HttpStreamEvent {
+  return { event: 'message', data: encodeJson(message) };
 }
 
-/** A comment line: clients ignore it, proxies and load balancers see traffic. */
+/** The comment line a keepalive tick is written as. */
 export const KEEPALIVE_FRAME = ': keepalive\n\n';
+
+/** An event as SSE text, for hosts that write bytes themselves. `data` never holds a newline. */
+export function sseText(event: HttpStreamEvent): string {
+  if ('keepalive' in event) return KEEPALIVE_FRAME;
+  return `${event.id === undefined ? '' : `id: ${event.id}\n`}event: ${event.event}\ndata: ${event.data}\n\n`;
+}
 
 export interface FrameOptions {
   readonly keepAliveInterval: number;
@@ -31,19 +48,19 @@ type Wake =
   | { readonly kind: 'shutdown' };
 
 /**
- * SSE text from a message source, pulled: the next message is read only when the host asks for the
+ * SSE events from a message source, pulled: the next message is read only when the host asks for the
  * next chunk, so a slow client leaves messages in the source's bounded buffer instead of ours.
- * While the source is quiet for `keepAliveInterval`, a keepalive comment is yielded.
+ * While the source is quiet for `keepAliveInterval`, a keepalive tick is yielded.
  */
 export async function* sseFrames(
   source: AsyncIterator<JsonRpcMessage>,
   options: FrameOptions,
   first?: JsonRpcMessage,
-): AsyncGenerator<string, void, undefined> {
+): AsyncGenerator<HttpStreamEvent, void, undefined> {
   const { keepAliveInterval, disconnect, final } = options;
   const shutdown = final ? options.shutdown : undefined;
   let finalSent = false;
-  const finalFrame = (): string | undefined => {
+  const finalFrame = (): HttpStreamEvent | undefined => {
     if (finalSent || !final) return undefined;
     finalSent = true;
     const message = final();
@@ -57,7 +74,7 @@ export async function* sseFrames(
       const wake = await waitFor(pending, keepAliveInterval, disconnect, shutdown);
       if (wake.kind === 'abort') return;
       if (wake.kind === 'tick') {
-        yield KEEPALIVE_FRAME;
+        yield KEEPALIVE;
         continue;
       }
       if (wake.kind === 'shutdown') {

@@ -1,4 +1,5 @@
 import type { AuthInfo } from '../dispatch/context.js';
+import type { HttpStreamEvent } from './sse.js';
 
 /**
  * One HTTP request as every host hands it to core: no Node or WHATWG types, so the same code runs in
@@ -42,19 +43,20 @@ export interface HttpJsonResponse {
 }
 
 /**
- * A `text/event-stream` response. `stream` yields SSE text (events and `: keepalive` comments).
- * The host writes each chunk as it comes and must either read the stream to its end, stop it with
- * `return()`, or abort the request's `signal` (a disconnect): each of those releases what the
+ * A `text/event-stream` response. `events` yields structured events (`{ event, data, id? }`, data
+ * already encoded JSON) and keepalive ticks (`{ keepalive: true }`); `sseText` turns either into
+ * SSE text. The host writes each as it comes and must either read the stream to its end, stop it
+ * with `return()`, or abort the request's `signal` (a disconnect): each of those releases what the
  * stream holds (a subscription slot, the request's handler on 2026-07-28).
  */
 export interface HttpStreamResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly stream: AsyncIterable<string>;
+  readonly events: AsyncIterable<HttpStreamEvent>;
 }
 
 export type HttpResponse = HttpJsonResponse | HttpStreamResponse;
 
 export function isStreamResponse(response: HttpResponse): response is HttpStreamResponse {
-  return 'stream' in response;
+  return 'events' in response;
 }

@@ -3,7 +3,15 @@ import { JsonInt } from './int.js';
 /** Longest integer part (sign excluded) a number token may have; a longer one is refused. */
 export const DEFAULT_MAX_INTEGER_DIGITS = 64;
 
-export type DecodeJsonOptions = { maxIntegerDigits?: number };
+export type DecodeJsonOptions = {
+  maxIntegerDigits?: number;
+  /**
+   * Whether one leading BOM is ignored (default true: the input is a whole stream, an HTTP body).
+   * A framing that strips its stream's BOM itself (stdio's line reader) passes false, so a BOM at
+   * the start of a later line is content (a syntax error), as the stream's only BOM is the first.
+   */
+  leadingBom?: boolean;
+};
 
 export type DecodeJsonResult =
   | { ok: true; value: unknown }
@@ -144,11 +152,13 @@ export function decodeJson(input: string | Uint8Array, options?: DecodeJsonOptio
   if (!Number.isSafeInteger(maxDigits) || maxDigits < 1) {
     throw new RangeError(`maxIntegerDigits must be a positive integer, got ${String(maxDigits)}`);
   }
+  const stripBom = options?.leadingBom !== false;
   let text: string;
   if (typeof input === 'string') {
-    text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+    text = stripBom && input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   } else {
-    const hasBom = input.length >= 3 && input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf;
+    const hasBom =
+      stripBom && input.length >= 3 && input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf;
     try {
       text = utf8.decode(hasBom ? input.subarray(3) : input);
     } catch {

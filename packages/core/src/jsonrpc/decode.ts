@@ -43,14 +43,20 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /**
- * Decodes and classifies one JSON-RPC message or batch. Never throws for bad input: every
+ * Decodes and classifies one JSON-RPC message or batch (`options.leadingBom: false` when the
+ * framing already stripped its stream's one BOM: see `decodeJson`). Never throws for bad input: every
  * refusal is a `kind: 'invalid'` item carrying the error to answer with. Throws RangeError only
  * for bad `limits`.
  */
-export function decodeMessage(input: string | Uint8Array, limits?: DecodeLimits): Decoded {
+export function decodeMessage(
+  input: string | Uint8Array,
+  limits?: DecodeLimits,
+  options?: { readonly leadingBom?: boolean },
+): Decoded {
   const maxIdBytes = checkMaxIdBytes(limits?.maxIdBytes);
   const decoded = decodeJson(input, {
     maxIntegerDigits: limits?.maxIntegerDigits ?? DEFAULT_MAX_INTEGER_DIGITS,
+    ...(options?.leadingBom === false ? { leadingBom: false } : {}),
   });
   if (!decoded.ok) return invalid(null, PARSE_ERROR, `Parse error: ${decoded.message}`);
   const value = decoded.value;

@@ -1,3 +1,4 @@
+import { encodeJson } from '../json/encode.js';
 import type { RequestId } from '../json/int.js';
 
 export type { RequestId };
@@ -50,4 +51,17 @@ export function notification(method: string, params?: Record<string, unknown>): 
 
 export function isErrorResponse(message: JsonRpcResponse): message is JsonRpcErrorResponse {
   return 'error' in message;
+}
+
+/** Whether a message is a response (a result or an error), the one predicate every transport uses. */
+export function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
+  return !('method' in message) && ('result' in message || 'error' in message);
+}
+
+/**
+ * A request id as a map key, the one scheme of every registry (running calls, pending requests,
+ * cancellation): its JSON text, so `1` and `"1"` differ and big integers keep their digits.
+ */
+export function requestKey(id: RequestId): string {
+  return encodeJson(id);
 }

@@ -34,7 +34,7 @@ import {
   type ResourceDefinition,
   type ResourceTemplateDefinition,
 } from './resource.js';
-import type { Instructions, MrtrConfig, Runtime } from './runtime.js';
+import type { ErrorHook, Instructions, MrtrConfig, Runtime } from './runtime.js';
 import { compileTool, type Tool, type ToolDefinition } from './tool.js';
 import { UI_EXTENSION, UI_MIME_TYPE } from './ui.js';
 
@@ -47,6 +47,12 @@ export interface ServerDefinition {
   icons?: unknown[];
   /** Guidance for the model: a string, or a function of the request (revision, client, principal). */
   instructions?: Instructions;
+  /**
+   * Told of every application callback that threw something other than a `ProtocolError` (a
+   * handler, an `instructions` function, an operation): the client gets -32603, this gets the
+   * error and the method. Must not throw (what it throws is ignored). Default: none.
+   */
+  onError?: ErrorHook;
   tools?: ToolDefinition[];
   resources?: ResourceDefinition[];
   resourceTemplates?: ResourceTemplateDefinition[];
@@ -197,6 +203,7 @@ export function createServer(definition: ServerDefinition): Runtime {
     modernVersions: versions.filter((v) => dialectFor(v)?.era === 'modern'),
     legacyVersions: versions.filter((v) => dialectFor(v)?.era === 'legacy'),
     instructions: definition.instructions,
+    ...(definition.onError === undefined ? {} : { onError: definition.onError }),
     capabilities: Object.freeze(capabilities),
     tools: tools.byName,
     toolList: tools.list,

@@ -1,0 +1,270 @@
+import { hostAuthRefusal } from '../auth/challenge.js';
+import type { ResourceServer } from '../auth/resource-server.js';
+import type { AuthInfo } from '../dispatch/context.js';
+import { ErrorCode } from '../errors/codes.js';
+import { optionError } from '../errors/snodo-error.js';
+import { nonNegativeInteger } from '../limits/validate.js';
+import type { Runtime } from '../router/runtime.js';
+import { type BodyLimits, bodyRefusal, readBody } from './body.js';
+import { type HttpConfig, type HttpOptions, isHttpUrl, resolveHttpOptions, withAuth } from './config.js';
+import { withCors } from './cors.js';
+import { DEFAULT_BODY_TIMEOUT } from './defaults.js';
+import { execute } from './execute.js';
+import { flattenHeaders, type NodeRequest, type NodeResponse, writeNodeResponse } from './node.js';
+import { paramHeadersOf } from './param-headers.js';
+import { prepare } from './prepare.js';
+import { errorHttpResponse } from './responses.js';
+import { sseText } from './sse.js';
+import { type HttpRequest, type HttpResponse, isStreamResponse } from './types.js';
+
+export interface HttpHandlerOptions extends HttpOptions {
+  /** ms from when the body starts being read until it is complete (408 after); 0 disables it. Default 10,000. */
+  bodyTimeout?: number;
+  /**
+   * The endpoint URL clients use when the host sits behind a reverse proxy (e.g.
+   * `https://mcp.example.com/mcp`): handlers see it as `context.url`, and UI resources derive their
+   * sandbox domain from it, instead of the URL of the request as received.
+   */
+  publicUrl?: string;
+  /**
+   * The verified identity of a request, from the host's own authentication. Receives the host's
+   * request (`Request` for `fetch`, `IncomingMessage` for `node`); `handle` takes `auth` on the
+   * `HttpRequest` instead. Return undefined for anonymous requests; throw to refuse with 401.
+   */
+  authenticate?: (request: never) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+}
+
+/**
+ * One MCP endpoint over Streamable HTTP: it owns its executor, session store and control channel
+ * (nothing is cached elsewhere), and serves three kinds of host.
+ */
+export interface HttpHandler {
+  /** Core's neutral request in, core's response out (with the `cors` headers). */
+  handle(request: HttpRequest): Promise<HttpResponse>;
+  /** A WHATWG `Request` → `Response` handler (Hono, Bun, Deno, workers, Next.js route handlers). */
+  fetch(request: Request): Promise<Response>;
+  /** A `node:http` `(req, res)` handler: `http.createServer(handler.node)`, `app.use('/mcp', handler.node)`. */
+  node(req: NodeRequest, res: NodeResponse): Promise<void>;
+  /**
+   * Ends open subscription streams with their final result, then waits for running requests and
+   * closes the executor, the control channel and the session store the handler created. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+/** What the listener and the Fastify plugin reach through `@snodo/core/internal`. */
+interface HandlerState {
+  config: HttpConfig;
+  readonly limits: BodyLimits;
+}
+const STATES = new WeakMap<HttpHandler, HandlerState>();
+
+/**
+ * Builds an HTTP handler for `runtime`. Options are validated here, once; the runtime's
+ * `x-mcp-header` annotations too.
+ */
+export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions = {}): HttpHandler {
+  if (typeof options !== 'object' || options === null) throw optionError('HTTP options must be an object');
+  const { authenticate, publicUrl, bodyTimeout, ...httpOptions } = options;
+  const shutdown = new AbortController();
+  const given = httpOptions.shutdownSignal;
+  const config0 = resolveHttpOptions({ ...httpOptions, shutdownSignal: shutdown.signal });
+  if (given !== undefined) {
+    if (given.aborted) shutdown.abort(given.reason);
+    else given.addEventListener('abort', () => shutdown.abort(given.reason), { once: true });
+  }
+  if (authenticate !== undefined && typeof authenticate !== 'function') {
+    throw optionError('authenticate must be a function');
+  }
+  if (authenticate !== undefined && config0.auth !== undefined) {
+    throw optionError('authenticate and auth exclude each other: auth verifies bearer tokens itself');
+  }
+  if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
+    throw optionError(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
+  }
+  paramHeadersOf(runtime);
+  const state: HandlerState = {
+    config: config0,
+    limits: {
+      maxBodyBytes: config0.maxBodyBytes,
+      bodyTimeout: nonNegativeInteger('bodyTimeout', bodyTimeout, DEFAULT_BODY_TIMEOUT),
+    },
+  };
+  const identify = authenticate as ((request: unknown) => Promise<AuthInfo | undefined>) | undefined;
+  let closing: Promise<void> | undefined;
+
+  const handle = async (request: HttpRequest): Promise<HttpResponse> => {
+    const { config } = state;
+    const result = await prepare(runtime, request, config);
+    return withCors(
+      config.cors,
+      request,
+      'response' in result ? result.response : await execute(result.prepared),
+    );
+  };
+
+  /** The host's identity for a request, or the 401 to answer. */
+  const authOf = async (
+    native: unknown,
+    method: string,
+    headers: Record<string, string>,
+  ): Promise<{ auth: AuthInfo | undefined } | { refusal: HttpResponse }> => {
+    if (identify === undefined) return { auth: undefined };
+    try {
+      return { auth: await identify(native) };
+    } catch {
+      return {
+        refusal: withCors(state.config.cors, { method, headers }, hostAuthRefusal(headers.authorization)),
+      };
+    }
+  };
+
+  const handler: HttpHandler = {
+    handle,
+
+    async fetch(request) {
+      const url = new URL(request.url);
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      const read = await readBody(request.body, headers['content-length'], state.limits);
+      if (!read.ok) {
+        return toResponse(
+          read.reason === 'aborted'
+            ? errorHttpResponse(400, null, ErrorCode.InvalidRequest, 'Request body aborted')
+            : bodyRefusal(read.reason, state.limits),
+        );
+      }
+      const identified = await authOf(request, request.method, headers);
+      if ('refusal' in identified) return toResponse(identified.refusal);
+      // A stream the client cancels must stop the request as a disconnect would.
+      const controller = new AbortController();
+      const abort = () => controller.abort(request.signal.reason);
+      if (request.signal.aborted) abort();
+      else request.signal.addEventListener('abort', abort, { once: true });
+      const response = await handle({
+        method: request.method,
+        path: url.pathname + url.search,
+        headers,
+        body: read.body,
+        signal: controller.signal,
+        // The endpoint as the client used it: scheme, host, port and path, without the query.
+        url: publicUrl ?? `${url.origin}${url.pathname}`,
+        ...(identified.auth === undefined ? {} : { auth: identified.auth }),
+      });
+      if (!isStreamResponse(response)) request.signal.removeEventListener('abort', abort);
+      return toResponse(response, controller);
+    },
+
+    async node(req, res) {
+      const disconnect = new AbortController();
+      res.once('close', () => {
+        if (res.writableFinished !== true) disconnect.abort();
+      });
+      try {
+        const method = req.method ?? 'GET';
+        const headers = flattenHeaders(req.headers);
+        const read = await readBody(
+          method === 'POST' ? req : undefined,
+          headers['content-length'],
+          state.limits,
+        );
+        if (!read.ok) {
+          if (read.reason === 'aborted') return;
+          // The unread rest of the body must not be taken for a next request on the connection.
+          const refusal = bodyRefusal(read.reason, state.limits);
+          return writeNodeResponse(res, { ...refusal, headers: { ...refusal.headers, connection: 'close' } });
+        }
+        const identified = await authOf(req, method, headers);
+        if ('refusal' in identified) return writeNodeResponse(res, identified.refusal);
+        const target = req.url ?? '/';
+        const query = target.indexOf('?');
+        const response = await handle({
+          method,
+          path: target,
+          headers,
+          ...(req.rawHeaders === undefined ? {} : { rawHeaders: req.rawHeaders }),
+          body: read.body,
+          signal: disconnect.signal,
+          url:
+            publicUrl ??
+            `http://${headers.host ?? 'localhost'}${query < 0 ? target : target.slice(0, query)}`,
+          ...(req.socket?.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
+          ...(identified.auth === undefined ? {} : { auth: identified.auth }),
+        });
+        if (res.destroyed === true) {
+          if (isStreamResponse(response)) void response.events[Symbol.asyncIterator]().return?.();
+          return;
+        }
+        await writeNodeResponse(res, response);
+      } catch {
+        // The host itself failed (a session store that throws): 500, as the README's table says.
+        if (res.headersSent !== true && res.destroyed !== true) {
+          await writeNodeResponse(
+            res,
+            errorHttpResponse(500, null, ErrorCode.InternalError, 'Internal error'),
+          );
+        }
+      }
+    },
+
+    close() {
+      closing ??= (async () => {
+        shutdown.abort(new Error('handler closed'));
+        if (httpOptions.executor === undefined) await state.config.executor.close();
+        if (httpOptions.control === undefined) await state.config.local.control.close?.();
+      })();
+      return closing;
+    },
+  };
+  STATES.set(handler, state);
+  return handler;
+}
+
+/** The configuration a handler runs with (for sibling hosts). */
+export function handlerConfig(handler: HttpHandler): HttpConfig {
+  return stateOf(handler).config;
+}
+
+/** The body bounds a handler reads with (for sibling hosts that read bodies themselves). */
+export function handlerBodyLimits(handler: HttpHandler): BodyLimits {
+  return stateOf(handler).limits;
+}
+
+/**
+ * Sets the handler's resource server, for a host that can build it only once bound (its URL is the
+ * default `resource`). The executor, session store and control channel stay.
+ */
+export function authorizeHandler(handler: HttpHandler, auth: ResourceServer): void {
+  const state = stateOf(handler);
+  state.config = withAuth(state.config, auth);
+}
+
+function stateOf(handler: HttpHandler): HandlerState {
+  const state = STATES.get(handler);
+  if (state === undefined) throw optionError('not a handler from createHttpHandler()');
+  return state;
+}
+
+function toResponse(response: HttpResponse, controller?: AbortController): Response {
+  const init = { status: response.status, headers: response.headers };
+  if (!isStreamResponse(response)) {
+    return new Response(response.body === '' || response.status === 204 ? null : response.body, init);
+  }
+  const iterator = response.events[Symbol.asyncIterator]();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(sink) {
+      const next = await iterator.next();
+      if (next.done) sink.close();
+      else sink.enqueue(encoder.encode(sseText(next.value)));
+    },
+    async cancel(reason) {
+      controller?.abort(reason);
+      await iterator.return?.();
+    },
+  });
+  return new Response(stream, init);
+}

@@ -1,0 +1,75 @@
+import type { NodeBodySource } from './body.js';
+import { sseText } from './sse.js';
+import { type HttpResponse, isStreamResponse } from './types.js';
+
+/** A `node:http` `IncomingMessage`, by shape (core imports nothing from Node). */
+export interface NodeRequest extends NodeBodySource {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  readonly rawHeaders?: readonly string[];
+  readonly socket?: { readonly remoteAddress?: string | undefined } | undefined;
+}
+
+/** A `node:http` `ServerResponse`, by shape. */
+export interface NodeResponse {
+  writeHead(status: number, headers: Record<string, string | number>): unknown;
+  write(chunk: string): boolean;
+  end(chunk?: string): unknown;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  removeListener(event: string, listener: () => void): unknown;
+  flushHeaders?(): void;
+  readonly destroyed?: boolean;
+  readonly writableFinished?: boolean;
+  readonly headersSent?: boolean;
+}
+
+/** Node's headers as core's neutral shape: lower-case names, repeated values joined with ", ". */
+export function flattenHeaders(headers: NodeRequest['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name] = typeof value === 'string' ? value : value.join(', ');
+  }
+  return out;
+}
+
+/**
+ * Writes core's response on a Node response. JSON goes out in one write with its length; SSE
+ * events are written as they come, waiting for `drain` when the socket buffer is full, so a slow
+ * reader holds the stream back (in core's bounded buffers) instead of growing our memory.
+ */
+export async function writeNodeResponse(res: NodeResponse, response: HttpResponse): Promise<void> {
+  if (!isStreamResponse(response)) {
+    res.writeHead(response.status, {
+      ...response.headers,
+      'content-length': new TextEncoder().encode(response.body).byteLength,
+    });
+    res.end(response.body);
+    return;
+  }
+  res.writeHead(response.status, { ...response.headers });
+  res.flushHeaders?.();
+  const iterator = response.events[Symbol.asyncIterator]();
+  try {
+    while (res.destroyed !== true) {
+      const next = await iterator.next();
+      if (next.done) break;
+      if (!res.write(sseText(next.value))) await drained(res);
+    }
+  } finally {
+    if (res.destroyed === true) void iterator.return?.()?.then(undefined, () => {});
+    else res.end();
+  }
+}
+
+function drained(res: NodeResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.removeListener('drain', done);
+      res.removeListener('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
