@@ -136,7 +136,6 @@ export {
   resourceTemplate,
 } from './router/resource.js';
 export type {
-  ErrorHook,
   Instructions,
   InstructionsContext,
   Runtime,

@@ -236,7 +236,11 @@ async function route(
         return await listen(runtime, id, params ?? {}, selected, context);
     }
   } catch (error) {
-    return failed(id, dialect, asProtocolError(runtime, error, errorSource(id, method, params, context, selected), trace));
+    return failed(
+      id,
+      dialect,
+      asProtocolError(runtime, error, errorSource(id, method, params, context, selected), trace),
+    );
   }
   const operation = runtime.operations?.get(method) ?? OPERATIONS.get(method);
   if (!operation) return failed(id, dialect, ProtocolError.methodNotFound(method));

@@ -15,12 +15,6 @@ import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';
 import type { Tool } from './tool.js';
 
-/** What `onError` is told besides the error: the JSON-RPC method and request id it answered. */
-export type ErrorHook = (
-  error: unknown,
-  info: { readonly method: string; readonly requestId: RequestId },
-) => void;
-
 /** Arguments of an `instructions` function: who is asking, on which revision. */
 export interface InstructionsContext {
   readonly protocolVersion: ProtocolVersion;
@@ -71,8 +65,6 @@ export interface Runtime {
   /** Longest URI accepted by `resources/read` and template matching. */
   readonly maxUriLength: number;
   readonly shaping: Shaping;
-  /** Told of application callbacks that threw (the client got -32603). */
-  readonly onError?: ErrorHook;
   /**
    * Operations that replace core's for their methods, for a runtime whose catalog lives elsewhere
    * (a proxy's lists depend on the caller and change at run time). Revision selection, the method

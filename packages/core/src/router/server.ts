@@ -34,7 +34,7 @@ import {
   type ResourceDefinition,
   type ResourceTemplateDefinition,
 } from './resource.js';
-import type { ErrorHook, Instructions, MrtrConfig, Runtime } from './runtime.js';
+import type { Instructions, MrtrConfig, Runtime } from './runtime.js';
 import { compileTool, type Tool, type ToolDefinition } from './tool.js';
 import { UI_EXTENSION, UI_MIME_TYPE } from './ui.js';
 
@@ -47,12 +47,6 @@ export interface ServerDefinition {
   icons?: unknown[];
   /** Guidance for the model: a string, or a function of the request (revision, client, principal). */
   instructions?: Instructions;
-  /**
-   * Told of every application callback that threw something other than a `ProtocolError` (a
-   * handler, an `instructions` function, an operation): the client gets -32603, this gets the
-   * error and the method. Must not throw (what it throws is ignored). Default: none.
-   */
-  onError?: ErrorHook;
   tools?: ToolDefinition[];
   resources?: ResourceDefinition[];
   resourceTemplates?: ResourceTemplateDefinition[];
