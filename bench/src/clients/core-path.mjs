@@ -4,7 +4,7 @@
 //     floor     JSON.parse the line, JSON.stringify a fixed echo result: no MCP work at all
 //     dispatch  decodeMessage → dispatch(runtime) → encodeJson (what a stdio connection does per line)
 //     executor  the same with dispatch run by an Executor (admission, deadline, signal)
-//     handle    core's HTTP path, handle(runtime, request) with a neutral request (prepare,
+//     handle    core's HTTP path, createHttpHandler(runtime).handle(request) with a neutral request (prepare,
 //               execute, encode), the host's AbortController included
 // prints { usPerCall, allocKbPerCall, calls } as JSON: CPU time (process.cpuUsage) and bytes
 // allocated on the JS heap (v8.GCProfiler: used after − used before + what each GC freed) over
@@ -48,6 +48,7 @@ async function load(path, root) {
     process.exit(0);
   }
   const runtime = server.createEverythingServer();
+  let handler;
   const paths = {
     floor: async () => {
       const message = JSON.parse(line);
@@ -70,6 +71,10 @@ async function load(path, root) {
       };
     },
     handle: async () => {
+      // One handler for the run (createHttpHandler); a checkout from before it has handle(runtime, request).
+      handler ??= core.createHttpHandler
+        ? core.createHttpHandler(runtime)
+        : { handle: (r) => core.handle(runtime, r) };
       const request = {
         method: 'POST',
         path: '/mcp',
@@ -78,7 +83,7 @@ async function load(path, root) {
         remoteAddress: '127.0.0.1',
         signal: new AbortController().signal,
       };
-      const response = await core.handle(runtime, request);
+      const response = await handler.handle(request);
       return response.body;
     },
   };
