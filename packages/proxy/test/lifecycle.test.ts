@@ -299,7 +299,7 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
       id: 'later',
       status: 'up',
       error: undefined,
-      items: 13,
+      items: 14,
     });
     await log.until(proxy, 'later', 'up');
     expect(await client.callTool('later.echo', { text: 'now' })).toMatchObject({
