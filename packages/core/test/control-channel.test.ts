@@ -6,30 +6,18 @@ import {
   MemorySessionStore,
   resolveHttpOptions,
 } from '../src/index.js';
-import { aborted, handle, httpRequest, httpServer, LEGACY_HEADERS, newProbe, post } from './http-helpers.js';
+import {
+  aborted,
+  handle,
+  httpRequest,
+  httpServer,
+  newProbe,
+  openLegacySession,
+  post,
+} from './http-helpers.js';
 
 const VERSION = '2025-11-25';
 let nextId = 1;
-
-async function openSession(runtime: ReturnType<typeof httpServer>, options: object) {
-  const answer = await post(
-    runtime,
-    {
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'initialize',
-      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'control', version: '0' } },
-    },
-    LEGACY_HEADERS,
-    options,
-  );
-  expect(answer.status).toBe(200);
-  return {
-    ...LEGACY_HEADERS,
-    'mcp-session-id': answer.headers['mcp-session-id'] as string,
-    'mcp-protocol-version': VERSION,
-  };
-}
 
 const cancel = (requestId: unknown) => ({
   jsonrpc: '2.0',
@@ -57,7 +45,7 @@ describe('control channel: every control message of a session goes through one s
     const control = new MemoryControlChannel();
     const a = resolveHttpOptions({ sessionStore, control });
     const b = resolveHttpOptions({ sessionStore, control });
-    const headers = await openSession(runtime, a);
+    const headers = await openLegacySession(runtime, a, VERSION);
     const call = { jsonrpc: '2.0', id: 'slow-1', method: 'tools/call', params: { name: 'sleep' } };
     const running = post(runtime, call, headers, a);
     const signal = await probe.sleeping.promise;
@@ -75,7 +63,7 @@ describe('control channel: every control message of a session goes through one s
     const sessionStore = new MemorySessionStore();
     const a = resolveHttpOptions({ sessionStore });
     const b = resolveHttpOptions({ sessionStore });
-    const headers = await openSession(runtime, a);
+    const headers = await openLegacySession(runtime, a, VERSION);
     const call = { jsonrpc: '2.0', id: 'slow-2', method: 'tools/call', params: { name: 'sleep' } };
     const running = post(runtime, call, headers, a);
     const signal = await probe.sleeping.promise;
@@ -93,7 +81,7 @@ describe('control channel: every control message of a session goes through one s
     const runtime = httpServer(probe);
     const control = new RecordingChannel();
     const options = resolveHttpOptions({ control });
-    const headers = await openSession(runtime, options);
+    const headers = await openLegacySession(runtime, options, VERSION);
     const sessionId = headers['mcp-session-id'];
     const running = post(
       runtime,

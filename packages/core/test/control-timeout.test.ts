@@ -6,7 +6,7 @@ import {
   resolveHttpOptions,
   SnodoError,
 } from '../src/index.js';
-import { handle, httpRequest, httpServer, LEGACY_HEADERS, newProbe, post } from './http-helpers.js';
+import { handle, httpRequest, httpServer, newProbe, openLegacySession, post } from './http-helpers.js';
 
 const VERSION = '2025-11-25';
 
@@ -24,22 +24,7 @@ describe('a control channel that cannot reach the instance holding the work', ()
   it('answers 503 with Retry-After: 1 and -32603 to a cancel, an answer, a session update and a DELETE, never 202', async () => {
     const runtime = httpServer(newProbe());
     const options = resolveHttpOptions({ control: new UnansweredChannel() });
-    const init = await post(
-      runtime,
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 't', version: '0' } },
-      },
-      LEGACY_HEADERS,
-      options,
-    );
-    const headers = {
-      ...LEGACY_HEADERS,
-      'mcp-session-id': init.headers['mcp-session-id'] as string,
-      'mcp-protocol-version': VERSION,
-    };
+    const headers = await openLegacySession(runtime, options, VERSION);
     const replies = [
       await post(
         runtime,
@@ -79,22 +64,7 @@ describe('a control channel that cannot reach the instance holding the work', ()
       deliver: () => Promise.reject(new SnodoError('SNODO_ERR_REDIS_UNAVAILABLE', 'down')),
     };
     const options = resolveHttpOptions({ control: failing });
-    const init = await post(
-      runtime,
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 't', version: '0' } },
-      },
-      LEGACY_HEADERS,
-      options,
-    );
-    const headers = {
-      ...LEGACY_HEADERS,
-      'mcp-session-id': init.headers['mcp-session-id'] as string,
-      'mcp-protocol-version': VERSION,
-    };
+    const headers = await openLegacySession(runtime, options, VERSION);
     await expect(
       post(
         runtime,

@@ -356,3 +356,31 @@ export async function post(
   });
   return read(await handle(runtime, request, options));
 }
+
+/**
+ * Opens an initialize-based session at `version` (200 expected) and returns the headers its
+ * requests carry: session id and protocol version.
+ */
+export async function openLegacySession(
+  runtime: Runtime,
+  options: HttpOptions | HttpConfig,
+  version = '2025-11-25',
+): Promise<Record<string, string>> {
+  const answer = await post(
+    runtime,
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '0' } },
+    },
+    LEGACY_HEADERS,
+    options,
+  );
+  if (answer.status !== 200) throw new Error(`initialize answered ${answer.status}`);
+  return {
+    ...LEGACY_HEADERS,
+    'mcp-session-id': answer.headers['mcp-session-id'] as string,
+    'mcp-protocol-version': version,
+  };
+}
