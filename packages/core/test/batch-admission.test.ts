@@ -130,9 +130,11 @@ describe('each batch item is admitted by the executor like a single request', ()
 
   it('an item past its deadline is answered -32001; the other items keep their results', async () => {
     const { runtime, running, release } = holdServer();
+    // Faked before the session opens: the executor keeps one deadline timer per timeout, and the
+    // one initialize armed must be fake too, or the item's deadline joins a real timer.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const options = resolveHttpOptions({ requestTimeout: 1_000 });
     const headers = await openSession(runtime, options);
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const first = ping();
     const slow = hold();
     const last = ping();
@@ -143,7 +145,9 @@ describe('each batch item is admitted by the executor like a single request', ()
     while (options.executor.stats().completed < before + 2) {
       await new Promise((resolve) => setImmediate(resolve));
     }
-    vi.advanceTimersByTime(1_000);
+    // The shared timer was armed for initialize's deadline: it fires, then re-arms for this item's
+    // (at most 1,000 ms later), which the same advance reaches.
+    vi.advanceTimersByTime(2_000);
     const { status, body } = await answer;
     expect(status).toBe(200);
     expect(body).toEqual([
