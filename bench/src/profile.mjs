@@ -4,12 +4,16 @@
 // (stdio), and the profile is summarized by self time per function and per file.
 //   node src/profile.mjs --server snodo --dialect modern [--seconds 5] [--connections 32] [--text-bytes N]
 //   node src/profile.mjs --server snodo-stdio --dialect modern --calls 20000
+//   node src/profile.mjs --server proxy [--seconds 5] [--connections 32]   (snodo-proxy is profiled,
+//     in front of Snodo's listener; the proxy scenario's set-up)
 // Writes the .cpuprofile under --dir (default /tmp/snodo-bench-prof) for a flame graph viewer.
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { inCheckout } from './lib/checkout.mjs';
 import { startServer, Worker } from './lib/child.mjs';
 import { summarize } from './lib/profile-summary.mjs';
+import { withProxy } from './lib/proxy.mjs';
 import { echo } from './lib/requests.mjs';
 import { serverSpec } from './lib/servers.mjs';
 import { stdioRound } from './lib/stdio-round.mjs';
@@ -30,7 +34,7 @@ const { values } = parseArgs({
 const dir = join(values.dir, `${values.server}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 const execArgv = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
-const spec = serverSpec(values.server);
+const spec = values.server === 'proxy' ? {} : serverSpec(values.server);
 
 if (spec.stdio) {
   // stdio servers exit at EOF, which writes the profile.
@@ -42,17 +46,32 @@ if (spec.stdio) {
     graceful: true,
   });
   console.log(JSON.stringify(result));
+} else if (values.server === 'proxy') {
+  const cli = inCheckout(undefined, 'packages/proxy/dist/cli/main.js');
+  await withProxy({ cli, execArgv }, async (proxy) => {
+    await loadAndReport(proxy.url);
+    // SIGTERM lets the proxy exit on its own, which writes the profile (withProxy's kill is SIGKILL).
+    proxy.child.kill('SIGTERM');
+    await proxy.exited;
+  });
 } else {
   const child = await startServer({ ...spec, execArgv });
+  await loadAndReport(child.url);
+  child.child.kill('SIGTERM');
+  await child.exited;
+}
+
+/** Runs the load of the chosen dialect against `url` for --seconds and prints autocannon's figures. */
+async function loadAndReport(url) {
   const load = new Worker(new URL('./clients/autocannon.mjs', import.meta.url));
   const text = values['text-bytes'] === '2' ? 'hi' : 'x'.repeat(Number(values['text-bytes']));
   const session = values.dialect === 'session';
   const request = echo(values.dialect, text, { idToken: session });
-  const prepared = await load.call({ type: 'prepare', url: child.url, request, session, expect: {} }, 30_000);
+  const prepared = await load.call({ type: 'prepare', url, request, session, expect: {} }, 30_000);
   const run = await load.call(
     {
       type: 'run',
-      url: child.url,
+      url,
       headers: prepared.headers,
       body: request.body,
       connections: Number(values.connections),
@@ -62,8 +81,6 @@ if (spec.stdio) {
     120_000,
   );
   console.log(JSON.stringify(run));
-  child.child.kill('SIGTERM');
-  await child.exited;
   await load.close();
 }
 

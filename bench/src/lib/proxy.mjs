@@ -13,9 +13,9 @@ import { serverSpec } from './servers.mjs';
 
 /**
  * Runs `measure(child, url, backend)` against a running proxy in front of a fresh backend; `root`
- * picks the checkout both come from.
+ * picks the checkout both come from, `execArgv` goes to the proxy's node (e.g. `--cpu-prof`).
  */
-export async function withProxy({ cli, root }, measure) {
+export async function withProxy({ cli, root, execArgv = [] }, measure) {
   const backend = await startServer(serverSpec('snodo', root));
   const dir = mkdtempSync(join(tmpdir(), 'snodo-bench-proxy-'));
   let proxy;
@@ -31,6 +31,7 @@ export async function withProxy({ cli, root }, measure) {
     proxy = await startServer({
       program: cli,
       args: ['--config', config],
+      execArgv,
       readyLine: /listening on (http:\/\/\S+)/,
     });
     return await measure(proxy, proxy.url, backend);
