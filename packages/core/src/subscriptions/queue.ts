@@ -1,3 +1,4 @@
+import { MessageQueue } from '../jsonrpc/message-queue.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 
 /**
@@ -8,17 +9,11 @@ import type { JsonRpcMessage } from '../jsonrpc/types.js';
  *   push ──► [ m1 … mk ] ──► next()      k <= capacity; k = capacity + 1 ⇒ overflowed, ended
  *   end  ──► no more pushes; next() drains what is queued, then returns done
  */
-export class NotificationQueue implements AsyncIterable<JsonRpcMessage> {
-  private items: JsonRpcMessage[] = [];
-  private head = 0;
-  private waiter: (() => void) | undefined;
-  ended = false;
+export class NotificationQueue extends MessageQueue {
   overflowed = false;
 
-  constructor(private readonly capacity: number) {}
-
-  get length(): number {
-    return this.items.length - this.head;
+  constructor(private readonly capacity: number) {
+    super();
   }
 
   /** Queues a message; returns false when the queue has ended (or just overflowed). */
@@ -29,50 +24,11 @@ export class NotificationQueue implements AsyncIterable<JsonRpcMessage> {
       this.end(true);
       return false;
     }
-    this.items.push(message);
-    this.wake();
+    this.enqueue(message);
     return true;
   }
 
-  /** True when an unread message satisfies `predicate` (used to coalesce list-changed notifications). */
-  hasPending(predicate: (message: JsonRpcMessage) => boolean): boolean {
-    for (let i = this.head; i < this.items.length; i++)
-      if (predicate(this.items[i] as JsonRpcMessage)) return true;
-    return false;
-  }
-
   end(discard = false): void {
-    this.ended = true;
-    if (discard) {
-      this.items = [];
-      this.head = 0;
-    }
-    this.wake();
-  }
-
-  private wake(): void {
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    waiter?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<JsonRpcMessage> {
-    while (true) {
-      if (this.head < this.items.length) {
-        const message = this.items[this.head] as JsonRpcMessage;
-        this.items[this.head] = undefined as never;
-        this.head += 1;
-        if (this.head === this.items.length) {
-          this.items = [];
-          this.head = 0;
-        }
-        yield message;
-        continue;
-      }
-      if (this.ended) return;
-      await new Promise<void>((resolve) => {
-        this.waiter = resolve;
-      });
-    }
+    this.finish(discard);
   }
 }
