@@ -329,7 +329,11 @@ export class StdioConnection {
 
   #context(signal?: AbortSignal): DispatchContext {
     // Stateless 2026-07-28 requests ignore the session and the channel: core selects the revision per request.
-    const context: DispatchContext = { channel: this.#clientRequests.channel, connectionId: this.#id };
+    const context: DispatchContext = {
+      channel: this.#clientRequests.channel,
+      connectionId: this.#id,
+      networkTransport: 'pipe',
+    };
     if (signal !== undefined) context.signal = signal;
     if (this.#session !== undefined) context.session = this.#session;
     return context;

@@ -60,3 +60,28 @@ it('measures the connection as a session from its start to the end of its input'
   expect(active?.dataPoints.map((point) => point.value)).toEqual([0]);
   expect(spans.getFinishedSpans().map((span) => span.name)).toEqual(['initialize']);
 });
+
+it('marks each request span and its duration with network.transport pipe', async () => {
+  spans.reset();
+  const runtime = createServer({ name: 'stdio', version: '1.0.0' });
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const served = serve(runtime, { input, output });
+  input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} })}\n`);
+  await once(output, 'data');
+  input.end();
+  await served;
+  await reader.forceFlush();
+  const [span] = spans.getFinishedSpans();
+  expect(span?.name).toBe('server/discover');
+  expect(span?.attributes['network.transport']).toBe('pipe');
+  const operation = exporter
+    .getMetrics()
+    .at(-1)
+    ?.scopeMetrics.flatMap((scope) => scope.metrics)
+    .find((metric) => metric.descriptor.name === 'mcp.server.operation.duration');
+  const points = operation?.dataPoints.map((point) => point.attributes) ?? [];
+  expect(points).toContainEqual(
+    expect.objectContaining({ 'mcp.method.name': 'server/discover', 'network.transport': 'pipe' }),
+  );
+});

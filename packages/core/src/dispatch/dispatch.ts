@@ -67,6 +67,11 @@ export interface DispatchContext {
    * there is the request span's parent when neither `params._meta` nor the host's active span has one.
    */
   headers?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The OpenTelemetry `network.transport` of the connection (`pipe` for stdio), for the request's
+   * span and duration metric. Default: `tcp` when `headers` is set (HTTP), else none (in-process).
+   */
+  networkTransport?: 'pipe' | 'tcp' | 'unix';
 }
 
 /** The server capability each core method needs; without it the method does not exist (-32601). */
@@ -163,6 +168,7 @@ async function dispatchRequest(
     params,
     sessionId: context.connectionId,
     headers: context.headers,
+    networkTransport: context.networkTransport ?? (context.headers === undefined ? undefined : 'tcp'),
     queueWaitMs,
   });
   let outcome: Outcome;

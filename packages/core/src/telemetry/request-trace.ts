@@ -13,6 +13,8 @@ export interface RequestInfo {
   readonly params: Record<string, unknown> | undefined;
   readonly sessionId: string | undefined;
   readonly headers: Readonly<Record<string, string | undefined>> | undefined;
+  /** `network.transport`: `tcp` over HTTP, `pipe` over stdio, none in process. */
+  readonly networkTransport: string | undefined;
   readonly queueWaitMs: number | undefined;
 }
 
@@ -46,9 +48,9 @@ export class RequestTrace {
       this.#metric[ATTR.operationName] = 'execute_tool';
     }
     if (info.sessionId !== undefined) attributes[ATTR.sessionId] = info.sessionId;
-    if (info.headers !== undefined) {
-      attributes[ATTR.networkTransport] = 'tcp';
-      this.#metric[ATTR.networkTransport] = 'tcp';
+    if (info.networkTransport !== undefined) {
+      attributes[ATTR.networkTransport] = info.networkTransport;
+      this.#metric[ATTR.networkTransport] = info.networkTransport;
     }
     if (info.queueWaitMs !== undefined) attributes[ATTR.queueWait] = info.queueWaitMs / 1000;
     const name = target?.inName ? `${method} ${target.value}` : method;
