@@ -24,14 +24,15 @@ export {
   MemoryControlChannel,
 } from './engine/control.js';
 export { ERROR_TABLE, ErrorCode, type ErrorCodeRow, httpStatusForCode } from './errors/codes.js';
+export { defineErrors, type ErrorRow, type ErrorTable } from './errors/define.js';
 export { ProtocolError, type ProtocolErrorKind } from './errors/protocol-error.js';
-export { SnodoError } from './errors/snodo-error.js';
+export { SnodoError, type SnodoErrorOptions } from './errors/snodo-error.js';
+export { CORE_ERRORS, type CoreErrorCode } from './errors/table.js';
 export {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_QUEUE,
   DEFAULT_MAX_SUBSCRIPTIONS,
   DEFAULT_REQUEST_TIMEOUT,
-  EXECUTOR_ERROR_MESSAGES,
   Executor,
   ExecutorError,
   type ExecutorErrorCode,

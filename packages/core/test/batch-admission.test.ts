@@ -270,7 +270,7 @@ describe('maxBatchItems', () => {
       expect(() => resolveHttpOptions({ maxBatchItems: value as number })).toThrow(
         expect.objectContaining({
           code: 'SNODO_ERR_INVALID_OPTION',
-          message: expect.stringMatching(/^maxBatchItems must be a positive integer, got /),
+          message: expect.stringMatching(/^Invalid option: maxBatchItems must be a positive integer, got /),
         }),
       );
     },

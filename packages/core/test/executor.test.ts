@@ -7,12 +7,12 @@ import {
   DEFAULT_MAX_QUEUE,
   DEFAULT_MAX_SUBSCRIPTIONS,
   DEFAULT_REQUEST_TIMEOUT,
-  EXECUTOR_ERROR_MESSAGES,
   Executor,
   ExecutorError,
   type ExecutorStats,
   MAX_REQUEST_TIMEOUT,
 } from '../src/executor/index.js';
+import { CORE_ERRORS, SnodoError } from '../src/index.js';
 
 interface Deferred<T = void> {
   promise: Promise<T>;
@@ -96,16 +96,17 @@ afterEach(() => {
 
 describe('errors', () => {
   it('declares each code once, with its message', () => {
-    expect(EXECUTOR_ERROR_MESSAGES).toEqual({
+    const messages = {
       SNODO_ERR_OVERLOADED: 'Executor is at capacity: every worker is busy and the queue is full',
       SNODO_ERR_REQUEST_TIMEOUT: 'Request did not finish before its deadline',
       SNODO_ERR_CANCELLED: 'Request was cancelled',
       SNODO_ERR_EXECUTOR_CLOSED: 'Executor is closed',
-    });
-    expect(Object.isFrozen(EXECUTOR_ERROR_MESSAGES)).toBe(true);
-    for (const [code, message] of Object.entries(EXECUTOR_ERROR_MESSAGES)) {
-      const error = new ExecutorError(code as keyof typeof EXECUTOR_ERROR_MESSAGES, { cause: 'why' });
+    } as const;
+    for (const [code, message] of Object.entries(messages)) {
+      expect(CORE_ERRORS[code as keyof typeof messages].message).toBe(message);
+      const error = new ExecutorError(code as keyof typeof messages, { cause: 'why' });
       expect(error).toBeInstanceOf(Error);
+      expect(error).toBeInstanceOf(SnodoError);
       expect(error.name).toBe('ExecutorError');
       expect(error.code).toBe(code);
       expect(error.message).toBe(message);
@@ -130,12 +131,12 @@ describe('errors', () => {
 });
 
 describe('portability', () => {
-  it('imports nothing outside the executor folder (no node:*, no dependencies)', () => {
+  it('imports nothing outside the executor folder but errors/ and limits/ (no node:*, no dependencies)', () => {
     const dir = new URL('../src/executor/', import.meta.url);
     for (const file of readdirSync(dir)) {
       const source = readFileSync(new URL(file, dir), 'utf8');
       const specifiers = [...source.matchAll(/\bfrom\s+'([^']+)'/g)].map((m) => m[1]);
-      for (const specifier of specifiers) expect(specifier, file).toMatch(/^\.\/[a-z-]+\.js$/);
+      for (const specifier of specifiers) expect(specifier, file).toMatch(/^(\.|\.\.\/errors|\.\.\/limits)\/[a-z-]+\.js$/);
     }
   });
 });

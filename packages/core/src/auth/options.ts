@@ -1,5 +1,5 @@
 import type { AuthInfo } from '../dispatch/context.js';
-import { optionError } from '../errors/snodo-error.js';
+import { optionError } from '../errors/table.js';
 import { isHttpUrl } from '../http/config.js';
 import {
   DEFAULT_AUTH_FETCH_TIMEOUT,

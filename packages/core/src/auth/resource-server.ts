@@ -8,7 +8,7 @@ import {
 } from 'jose';
 import * as oauth from 'oauth4webapi';
 import type { AuthInfo } from '../dispatch/context.js';
-import { SnodoError } from '../errors/snodo-error.js';
+import { coreError } from '../errors/table.js';
 import {
   type ResourceServerOptions,
   type ResourceServerSettings,
@@ -66,13 +66,13 @@ export async function createResourceServer(options: ResourceServerOptions): Prom
   }
   const introspecting = [...issuers.values()].find((entry) => entry.server.introspection_endpoint);
   if (settings.introspection && !introspecting) {
-    throw new SnodoError(
+    throw coreError(
       'SNODO_ERR_AUTH_CONFIG',
       'auth.introspection is set, but no authorization server publishes an introspection_endpoint',
     );
   }
   if (!settings.introspection && !settings.verify && [...issuers.values()].every((entry) => !entry.jwks)) {
-    throw new SnodoError(
+    throw coreError(
       'SNODO_ERR_AUTH_CONFIG',
       'no authorization server publishes a jwks_uri: configure auth.introspection or auth.verify to check its tokens',
     );
@@ -194,7 +194,7 @@ async function discover(
       problems.push(`${wellKnown(url, algorithm)}: ${reason(error)}`);
     }
   }
-  throw new SnodoError(
+  throw coreError(
     'SNODO_ERR_AUTH_METADATA',
     `authorization server ${issuer} has no usable metadata (${problems.join('; ')})`,
   );
@@ -214,13 +214,13 @@ async function loadJwks(
   try {
     await jwks.reload();
   } catch (error) {
-    throw new SnodoError(
+    throw coreError(
       'SNODO_ERR_AUTH_JWKS',
       `authorization server ${issuer}: its JWKS at ${server.jwks_uri} cannot be fetched (${reason(error)})`,
     );
   }
   if ((jwks.jwks()?.keys.length ?? 0) === 0) {
-    throw new SnodoError(
+    throw coreError(
       'SNODO_ERR_AUTH_JWKS',
       `authorization server ${issuer}: its JWKS at ${server.jwks_uri} has no key`,
     );

@@ -1,4 +1,4 @@
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 import { matchTemplate } from '../ops/resources.js';
 import type { Runtime } from '../router/runtime.js';
 

@@ -1,4 +1,5 @@
 import type { Dialect } from '../dialects/dialect.js';
+import { branded, brandedInstance, isBranded } from '../errors/brand.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { RequestId } from '../json/int.js';
@@ -32,7 +33,12 @@ export class InputRequiredSignal {
   ) {}
 }
 
-/** An error answer from the client to a server-initiated request; a tool turns it into `isError`. */
+const CLIENT_REQUEST_BRAND = Symbol.for('snodo.ClientRequestError');
+
+/**
+ * An error answer from the client to a server-initiated request; a tool turns it into `isError`.
+ * Branded: `is` and `instanceof` hold for one made by another loaded copy of core.
+ */
 export class ClientRequestError extends Error {
   constructor(
     readonly code: number,
@@ -41,6 +47,20 @@ export class ClientRequestError extends Error {
   ) {
     super(message);
     this.name = 'ClientRequestError';
+  }
+
+  static is(value: unknown): value is ClientRequestError {
+    return isBranded(value, CLIENT_REQUEST_BRAND);
+  }
+
+  /** `instanceof` reads the brand: a subclass checks its own, an unbranded subclass its prototype chain. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asks about (a subclass too)
+    return brandedInstance(this, value);
+  }
+
+  static {
+    branded(ClientRequestError, CLIENT_REQUEST_BRAND);
   }
 }
 

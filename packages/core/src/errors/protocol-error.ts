@@ -1,3 +1,4 @@
+import { branded, brandedInstance, isBranded } from './brand.js';
 import { ErrorCode } from './codes.js';
 
 const BRAND = Symbol.for('snodo.ProtocolError');
@@ -9,8 +10,9 @@ const BRAND = Symbol.for('snodo.ProtocolError');
 export type ProtocolErrorKind = 'resource-not-found';
 
 /**
- * A JSON-RPC error that goes on the wire: numeric code, message, optional data.
- * Local failures (options, transports) use `SnodoError` with string codes instead.
+ * A JSON-RPC error that goes on the wire: numeric code, message, optional data. Local failures
+ * (options, transports) are `SnodoError`s with string codes instead. Branded like them: `is` and
+ * `instanceof` hold for one made by another loaded copy of core.
  */
 export class ProtocolError extends Error {
   readonly code: number;
@@ -23,11 +25,20 @@ export class ProtocolError extends Error {
     this.code = code;
     this.data = data;
     this.kind = kind;
-    Object.defineProperty(this, BRAND, { value: true });
   }
 
   static is(value: unknown): value is ProtocolError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+    return isBranded(value, BRAND);
+  }
+
+  /** `instanceof` reads the brand: a subclass checks its own, an unbranded subclass its prototype chain. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asks about (a subclass too)
+    return brandedInstance(this, value);
+  }
+
+  static {
+    branded(ProtocolError, BRAND);
   }
 
   static invalidParams(message: string, data?: unknown): ProtocolError {

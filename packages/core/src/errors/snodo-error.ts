@@ -1,30 +1,47 @@
+import { branded, brandedInstance, isBranded } from './brand.js';
+
 const BRAND = Symbol.for('snodo.SnodoError');
 
+export interface SnodoErrorOptions {
+  cause?: unknown;
+  /** HTTP status of the answer this failure stands for, where it has one (its table row's). */
+  status?: number;
+}
+
 /**
- * A local failure (bad option, definition error, transport problem), never a wire error.
- * Codes are strings `SNODO_ERR_*`; the brand keeps `SnodoError.is` working across two copies of core.
+ * The root of every local failure (bad option, definition error, executor refusal, transport
+ * problem), never a wire error (`ProtocolError`). Codes are strings `SNODO_ERR_*`, each declared
+ * once as a row of its package's table (`defineErrors`). The brand (`Symbol.for`) makes `is` and
+ * `instanceof` hold across two loaded copies of core, for this class and each branded subclass.
  */
 export class SnodoError extends Error {
   readonly code: string;
+  /** HTTP status, for failures that are an HTTP answer (`SNODO_ERR_BODY_TOO_LARGE`: 413, …). */
+  readonly status: number | undefined;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: string, message: string, options?: SnodoErrorOptions) {
+    super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'SnodoError';
     this.code = code;
-    Object.defineProperty(this, BRAND, { value: true });
+    this.status = options?.status;
+  }
+
+  /** Fastify's error handling reads `statusCode`. */
+  get statusCode(): number | undefined {
+    return this.status;
   }
 
   static is(value: unknown): value is SnodoError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+    return isBranded(value, BRAND);
   }
-}
 
-/** Thrown by `createServer` and the definition helpers when a server definition is invalid. */
-export function definitionError(message: string): SnodoError {
-  return new SnodoError('SNODO_ERR_INVALID_DEFINITION', message);
-}
+  /** `instanceof` reads the brand: a subclass checks its own, an unbranded subclass its prototype chain. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asks about (a subclass too)
+    return brandedInstance(this, value);
+  }
 
-/** Thrown when an option value breaks its rule; the message names the option and the rule. */
-export function optionError(message: string): SnodoError {
-  return new SnodoError('SNODO_ERR_INVALID_OPTION', message);
+  static {
+    branded(SnodoError, BRAND);
+  }
 }

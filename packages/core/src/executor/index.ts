@@ -1,5 +1,4 @@
 export {
-  EXECUTOR_ERROR_MESSAGES,
   ExecutorError,
   type ExecutorErrorCode,
   type ExecutorErrorOptions,

@@ -1,5 +1,4 @@
-import { ErrorCode } from '../errors/codes.js';
-import { errorHttpResponse } from './responses.js';
+import { refusal } from './responses.js';
 import type { HttpJsonResponse } from './types.js';
 
 /**
@@ -56,8 +55,8 @@ export function readBody(
 /** The refusal a failed body read gets; `aborted` has none (the client is gone). */
 export function bodyRefusal(reason: Exclude<BodyFailure, 'aborted'>, limits: BodyLimits): HttpJsonResponse {
   return reason === 'too-large'
-    ? errorHttpResponse(413, null, ErrorCode.InvalidRequest, `Body exceeds ${limits.maxBodyBytes} bytes`)
-    : errorHttpResponse(408, null, ErrorCode.InvalidRequest, 'Request body timeout');
+    ? refusal('SNODO_ERR_BODY_TOO_LARGE', null, `Body exceeds ${limits.maxBodyBytes} bytes`)
+    : refusal('SNODO_ERR_BODY_TIMEOUT', null, 'Request body timeout');
 }
 
 /** Counts chunks against the limit and runs the deadline; `settle` is called once. */

@@ -1,6 +1,6 @@
 import type { ResourceServer } from '../auth/resource-server.js';
 import { type ControlChannel, isControlChannel } from '../engine/control.js';
-import { optionError } from '../errors/snodo-error.js';
+import { optionError } from '../errors/table.js';
 import { Executor } from '../executor/executor.js';
 import type { DecodeLimits } from '../jsonrpc/decode.js';
 import { DEFAULT_MAX_BATCH_ITEMS } from '../limits/defaults.js';

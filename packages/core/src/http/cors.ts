@@ -1,4 +1,4 @@
-import { optionError } from '../errors/snodo-error.js';
+import { optionError, statusFor } from '../errors/table.js';
 import type { Runtime } from '../router/runtime.js';
 import { DEFAULT_CORS_MAX_AGE } from './defaults.js';
 import { emptyResponse } from './responses.js';
@@ -98,7 +98,7 @@ export function preflightResponse(
     requested.length > MAX_REQUEST_HEADERS ||
     !requested.every((name) => TOKEN.test(name))
   ) {
-    return emptyResponse(403, { vary: 'origin' });
+    return emptyResponse(statusFor('SNODO_ERR_ORIGIN_FORBIDDEN'), { vary: 'origin' });
   }
   const methods = runtime.legacyVersions.length > 0 ? 'POST, GET, DELETE' : 'POST';
   const headers: Record<string, string> = {

@@ -1,12 +1,11 @@
 import { isResourceServer, type ResourceServer } from '../auth/resource-server.js';
 import { declaredScopes } from '../auth/scopes.js';
-import { ErrorCode } from '../errors/codes.js';
-import { optionError } from '../errors/snodo-error.js';
+import { optionError, statusFor } from '../errors/table.js';
 import type { Runtime } from '../router/runtime.js';
 import type { HttpConfig } from './config.js';
 import { isPreflight, preflightResponse } from './cors.js';
 import { DEFAULT_HEALTH_PATH } from './defaults.js';
-import { errorHttpResponse, jsonResponse } from './responses.js';
+import { jsonResponse, refusal } from './responses.js';
 import type { HttpJsonResponse, HttpRequest } from './types.js';
 
 /** The `health` option: `true` for `GET /healthz`, or where to serve it and what else to report. */
@@ -108,21 +107,27 @@ export function resourceMetadata(auth: ResourceServer, runtime: Runtime): Record
 
 async function health(config: HttpConfig, options: HealthConfig): Promise<HttpJsonResponse> {
   const headers = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-  if (config.shutdownSignal?.aborted === true) return jsonResponse(503, { status: 'closing' }, headers);
+  if (config.shutdownSignal?.aborted === true)
+    return jsonResponse(statusFor('SNODO_ERR_UNAVAILABLE'), { status: 'closing' }, headers);
   let details: Record<string, unknown> = {};
   try {
     details = (await options.details?.()) ?? {};
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return jsonResponse(503, { status: 'unavailable', error: message }, headers);
+    return jsonResponse(
+      statusFor('SNODO_ERR_UNAVAILABLE'),
+      { status: 'unavailable', error: message },
+      headers,
+    );
   }
   return jsonResponse(200, { status: 'ok', executor: config.executor.stats(), ...details }, headers);
 }
 
 function onlyGet(): HttpJsonResponse {
   return {
-    ...errorHttpResponse(405, null, ErrorCode.InvalidRequest, 'Method not allowed: use GET'),
-    headers: { 'content-type': 'application/json', allow: 'GET, HEAD' },
+    ...refusal('SNODO_ERR_METHOD_NOT_ALLOWED', null, 'Method not allowed: use GET', {
+      headers: { 'content-type': 'application/json', allow: 'GET, HEAD' },
+    }),
   };
 }
 

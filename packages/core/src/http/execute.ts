@@ -22,6 +22,7 @@ import {
   errorHttpResponse,
   JSON_HEADERS,
   jsonResponse,
+  refusal,
   SSE_HEADERS,
   statusOf,
 } from './responses.js';
@@ -64,13 +65,14 @@ function isControlTimeout(error: unknown): boolean {
  * bounded wait: nothing was acknowledged, and the client may try again.
  */
 function controlTimeout(id: RequestId | null): HttpResponse {
-  return errorHttpResponse(
-    503,
+  return refusal(
+    'SNODO_ERR_CONTROL_TIMEOUT',
     id,
-    ErrorCode.InternalError,
     'The instance holding this session did not answer: try again',
-    undefined,
-    { ...JSON_HEADERS, 'retry-after': '1' },
+    {
+      rpcCode: ErrorCode.InternalError,
+      headers: { ...JSON_HEADERS, 'retry-after': '1' },
+    },
   );
 }
 
@@ -344,8 +346,7 @@ async function runNotification(prepared: PreparedRequest, work: Of<'notification
       response: error === undefined ? { id, result } : { id, error },
     });
     // An answer nobody waits for is not acknowledged: the client learns its answer went nowhere.
-    if (!answered)
-      return errorHttpResponse(400, null, ErrorCode.InvalidRequest, 'No pending request has this id');
+    if (!answered) return refusal('SNODO_ERR_NOT_DELIVERED', null, 'No pending request has this id');
     return emptyResponse(202);
   }
   const outcome = await dispatch(runtime, work.message, baseContext(request, work));
@@ -357,7 +358,9 @@ async function runNotification(prepared: PreparedRequest, work: Of<'notification
         reason: 'notifications/cancelled',
       });
       if (!cancelled)
-        return errorHttpResponse(400, null, ErrorCode.InvalidParams, 'No running request has this requestId');
+        return refusal('SNODO_ERR_NOT_DELIVERED', null, 'No running request has this requestId', {
+          rpcCode: ErrorCode.InvalidParams,
+        });
     }
     if (outcome.session) await storeSession(config, session.id, outcome.session);
   } else if (
@@ -461,7 +464,7 @@ async function relayAll(source: AsyncIterable<JsonRpcMessage>, relay: MessageStr
  */
 function tooManyStreams(id: RequestId | null, message: string): HttpResponse {
   return {
-    ...errorHttpResponse(503, id, ErrorCode.ServerOverloaded, message),
+    ...refusal('SNODO_ERR_SUBSCRIPTION_LIMIT', id, message, { rpcCode: ErrorCode.ServerOverloaded }),
     headers: { ...JSON_HEADERS, 'retry-after': '1' },
   };
 }
@@ -474,7 +477,7 @@ function overloaded(config: HttpConfig, id: RequestId | null, message: string): 
   const retryAfter = config.overloadRetryAfter;
   if (retryAfter === undefined) return errorHttpResponse(200, id, ErrorCode.ServerOverloaded, message);
   return {
-    ...errorHttpResponse(503, id, ErrorCode.ServerOverloaded, message),
+    ...refusal('SNODO_ERR_OVERLOADED', id, message, { rpcCode: ErrorCode.ServerOverloaded }),
     headers: { ...JSON_HEADERS, 'retry-after': String(retryAfter) },
   };
 }

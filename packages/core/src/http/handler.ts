@@ -2,7 +2,7 @@ import { hostAuthRefusal } from '../auth/challenge.js';
 import type { ResourceServer } from '../auth/resource-server.js';
 import type { AuthInfo } from '../dispatch/context.js';
 import { ErrorCode } from '../errors/codes.js';
-import { optionError } from '../errors/snodo-error.js';
+import { optionError } from '../errors/table.js';
 import { nonNegativeInteger } from '../limits/validate.js';
 import type { Runtime } from '../router/runtime.js';
 import { type BodyLimits, bodyRefusal, readBody } from './body.js';
@@ -13,7 +13,7 @@ import { execute } from './execute.js';
 import { flattenHeaders, type NodeRequest, type NodeResponse, writeNodeResponse } from './node.js';
 import { paramHeadersOf } from './param-headers.js';
 import { prepare } from './prepare.js';
-import { errorHttpResponse } from './responses.js';
+import { refusal } from './responses.js';
 import { sseText } from './sse.js';
 import { type HttpRequest, type HttpResponse, isStreamResponse } from './types.js';
 
@@ -134,7 +134,7 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
       if (!read.ok) {
         return toResponse(
           read.reason === 'aborted'
-            ? errorHttpResponse(400, null, ErrorCode.InvalidRequest, 'Request body aborted')
+            ? refusal('SNODO_ERR_BODY_ABORTED', null, 'Request body aborted')
             : bodyRefusal(read.reason, state.limits),
         );
       }
@@ -205,7 +205,7 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
         if (res.headersSent !== true && res.destroyed !== true) {
           await writeNodeResponse(
             res,
-            errorHttpResponse(500, null, ErrorCode.InternalError, 'Internal error'),
+            refusal('SNODO_ERR_INTERNAL', null, 'Internal error', { rpcCode: ErrorCode.InternalError }),
           );
         }
       }

@@ -1,4 +1,4 @@
-import { optionError } from '../errors/snodo-error.js';
+import { optionError } from '../errors/table.js';
 import { trimOws } from './header-values.js';
 
 /** One allowed host: a lower-case name (IPv6 in brackets) and, when the entry named one, the only port. */

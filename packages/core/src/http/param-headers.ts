@@ -1,4 +1,4 @@
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 import { JsonInt } from '../json/int.js';
 import type { Runtime } from '../router/runtime.js';
 import { decodeHeaderValue } from './header-values.js';

@@ -20,7 +20,7 @@ import {
 } from './header-values.js';
 import { hostAllowed, originAllowed } from './origin.js';
 import { paramHeaderProblem, paramHeadersOf } from './param-headers.js';
-import { errorHttpResponse } from './responses.js';
+import { refusal } from './responses.js';
 import { plausibleSessionId } from './sessions.js';
 import { fieldName, repeatedField } from './single-fields.js';
 import type { HttpJsonResponse, HttpRequest } from './types.js';
@@ -123,12 +123,7 @@ export async function prepare(
       return { response: methodNotAllowed(runtime) };
     if (!acceptsEventStream(request.headers.accept)) {
       return {
-        response: errorHttpResponse(
-          406,
-          null,
-          ErrorCode.InvalidRequest,
-          'Accept must list text/event-stream',
-        ),
+        response: refusal('SNODO_ERR_NOT_ACCEPTABLE', null, 'Accept must list text/event-stream'),
       };
     }
     const found = await findSession(config, request, id);
@@ -141,32 +136,21 @@ export async function prepare(
 
   if (mediaType(request.headers['content-type']) !== 'application/json') {
     return {
-      response: errorHttpResponse(
-        415,
-        null,
-        ErrorCode.InvalidRequest,
-        'Content-Type must be application/json',
-      ),
+      response: refusal('SNODO_ERR_UNSUPPORTED_MEDIA_TYPE', null, 'Content-Type must be application/json'),
     };
   }
   if (!acceptsJsonAndEventStream(request.headers.accept)) {
     return {
-      response: errorHttpResponse(
-        406,
+      response: refusal(
+        'SNODO_ERR_NOT_ACCEPTABLE',
         null,
-        ErrorCode.InvalidRequest,
         'Accept must list both application/json and text/event-stream',
       ),
     };
   }
   if (request.body.byteLength > config.maxBodyBytes) {
     return {
-      response: errorHttpResponse(
-        413,
-        null,
-        ErrorCode.InvalidRequest,
-        `Body exceeds ${config.maxBodyBytes} bytes`,
-      ),
+      response: refusal('SNODO_ERR_BODY_TOO_LARGE', null, `Body exceeds ${config.maxBodyBytes} bytes`),
     };
   }
 
@@ -175,38 +159,36 @@ export async function prepare(
 
   if (decoded.kind === 'batch') {
     if (headerIsModern)
-      return { response: badRequest(null, 'JSON-RPC batches are not accepted on 2026-07-28') };
+      return { response: notAccepted(null, 'JSON-RPC batches are not accepted on 2026-07-28') };
     const found = await sessionOf(config, request);
     if ('response' in found) return found;
     const versionProblem = legacyVersionProblem(runtime, headerVersion);
     if (versionProblem) return { response: versionProblem };
     if (dialectFor(found.session.session.protocolVersion)?.batches !== true) {
       return {
-        response: badRequest(null, 'JSON-RPC batches are accepted only on protocol revision 2025-03-26'),
+        response: notAccepted(null, 'JSON-RPC batches are accepted only on protocol revision 2025-03-26'),
       };
     }
     const tooMany = oversizedBatchError(decoded.items.length, config.maxBatchItems);
     if (tooMany) {
-      return { response: errorHttpResponse(400, null, tooMany.code, tooMany.message, tooMany.data) };
+      const { code: rpcCode, message, data } = tooMany;
+      return { response: refusal('SNODO_ERR_BATCH_TOO_LARGE', null, message, { rpcCode, data }) };
     }
     return done({ kind: 'batch', items: decoded.items, session: found.session, headerVersion });
   }
   if (decoded.kind === 'invalid') {
     return {
-      response: errorHttpResponse(
-        400,
-        decoded.id,
-        decoded.error.code,
-        decoded.error.message,
-        decoded.error.data,
-      ),
+      response: refusal('SNODO_ERR_MALFORMED_MESSAGE', decoded.id, decoded.error.message, {
+        rpcCode: decoded.error.code,
+        data: decoded.error.data,
+      }),
     };
   }
   if (decoded.kind !== 'request') {
     const metaModern =
       metaVersionOf(decoded.kind === 'notification' ? decoded.params : undefined) !== undefined;
     if (decoded.kind === 'response' && headerIsModern) {
-      return { response: badRequest(null, 'Clients send no JSON-RPC responses on 2026-07-28') };
+      return { response: notAccepted(null, 'Clients send no JSON-RPC responses on 2026-07-28') };
     }
     if (headerIsModern || metaModern) {
       const method = request.headers['mcp-method'];
@@ -242,24 +224,22 @@ function admit(config: HttpConfig, request: HttpRequest): HttpJsonResponse | und
   if (config.path !== undefined) {
     const query = request.path.indexOf('?');
     const path = query < 0 ? request.path : request.path.slice(0, query);
-    if (path !== config.path)
-      return errorHttpResponse(404, null, ErrorCode.InvalidRequest, `Not found: ${path}`);
+    if (path !== config.path) return refusal('SNODO_ERR_NOT_FOUND', null, `Not found: ${path}`);
   }
   const repeated = repeatedField(request);
   if (repeated !== undefined && repeated !== 'origin') {
-    return errorHttpResponse(
-      400,
+    return refusal(
+      'SNODO_ERR_REPEATED_FIELD',
       null,
-      ErrorCode.InvalidRequest,
       `Bad Request: more than one ${fieldName(repeated)} value`,
     );
   }
   if (config.hostRules && !hostAllowed(request.headers.host, config.hostRules)) {
-    return errorHttpResponse(403, null, ErrorCode.InvalidRequest, 'Forbidden: Host is not allowed');
+    return refusal('SNODO_ERR_HOST_FORBIDDEN', null, 'Forbidden: Host is not allowed');
   }
   const origin = request.headers.origin;
   if (origin !== undefined && (repeated === 'origin' || !originAllowed(origin, config, request.url))) {
-    return errorHttpResponse(403, null, ErrorCode.InvalidRequest, 'Forbidden: Origin is not allowed');
+    return refusal('SNODO_ERR_ORIGIN_FORBIDDEN', null, 'Forbidden: Origin is not allowed');
   }
   return undefined;
 }
@@ -284,7 +264,7 @@ function modernProblem(
     headerVersion,
   });
   if (ProtocolError.is(selected) && selected.code !== ErrorCode.UnsupportedProtocolVersion) {
-    return errorHttpResponse(400, id, selected.code, selected.message, selected.data);
+    return revisionRefused(id, selected);
   }
   if (headerVersion === undefined) return mismatch(id, 'MCP-Protocol-Version header is required');
   if (headerVersion !== metaVersion) {
@@ -293,8 +273,7 @@ function modernProblem(
       `MCP-Protocol-Version header "${headerVersion}" does not match _meta["${META.protocolVersion}"]`,
     );
   }
-  if (ProtocolError.is(selected))
-    return errorHttpResponse(400, id, selected.code, selected.message, selected.data);
+  if (ProtocolError.is(selected)) return revisionRefused(id, selected);
 
   const methodHeader = request.headers['mcp-method'];
   if (methodHeader === undefined) return mismatch(id, 'Mcp-Method header is required');
@@ -318,8 +297,9 @@ function modernProblem(
     }
   }
   if (method === 'initialize') {
-    return errorHttpResponse(404, id, ErrorCode.MethodNotFound, 'Method not found: initialize', {
-      protocolVersion: headerVersion,
+    return refusal('SNODO_ERR_NO_INITIALIZE', id, 'Method not found: initialize', {
+      rpcCode: ErrorCode.MethodNotFound,
+      data: { protocolVersion: headerVersion },
     });
   }
   return undefined;
@@ -341,7 +321,8 @@ async function sessionOf(
   const sessionId = request.headers['mcp-session-id'];
   if (sessionId === undefined) {
     return {
-      response: badRequest(
+      response: refusal(
+        'SNODO_ERR_SESSION_REQUIRED',
         id,
         'Mcp-Session-Id header is required: send initialize first, or declare ' +
           `_meta["${META.protocolVersion}"] for a stateless request`,
@@ -366,7 +347,7 @@ async function findSession(
   const session = plausibleSessionId(sessionId) ? await config.sessions.get(sessionId) : undefined;
   if (session === undefined || !sessionServes(session, request.auth?.principal)) {
     return {
-      response: errorHttpResponse(404, id, ErrorCode.InvalidRequest, 'Session not found: initialize again'),
+      response: refusal('SNODO_ERR_SESSION_NOT_FOUND', id, 'Session not found: initialize again'),
     };
   }
   return { session: { id: sessionId, session } };
@@ -390,27 +371,31 @@ function legacyVersionProblem(
   if (headerVersion === undefined || runtime.legacyVersions.includes(headerVersion as ProtocolVersion))
     return undefined;
   const error = ProtocolError.unsupportedVersion(headerVersion, runtime.legacyVersions);
-  return errorHttpResponse(
-    400,
+  return refusal(
+    'SNODO_ERR_REVISION_REFUSED',
     id,
-    error.code,
     `MCP-Protocol-Version header "${headerVersion}" is not a revision this session can use`,
-    error.data,
+    { rpcCode: error.code, data: error.data },
   );
 }
 
-function mismatch(id: RequestId | null, message: string): HttpJsonResponse {
-  return errorHttpResponse(400, id, ErrorCode.HeaderMismatch, message);
+function revisionRefused(id: RequestId | null, error: ProtocolError): HttpJsonResponse {
+  return refusal('SNODO_ERR_REVISION_REFUSED', id, error.message, { rpcCode: error.code, data: error.data });
 }
 
-function badRequest(id: RequestId | null, message: string): HttpJsonResponse {
-  return errorHttpResponse(400, id, ErrorCode.InvalidRequest, message);
+function mismatch(id: RequestId | null, message: string): HttpJsonResponse {
+  return refusal('SNODO_ERR_HEADER_MISMATCH', id, message, { rpcCode: ErrorCode.HeaderMismatch });
+}
+
+function notAccepted(id: RequestId | null, message: string): HttpJsonResponse {
+  return refusal('SNODO_ERR_MESSAGE_REFUSED', id, message);
 }
 
 function methodNotAllowed(runtime: Runtime): HttpJsonResponse {
   const allow = runtime.legacyVersions.length > 0 ? 'POST, GET, DELETE' : 'POST';
   return {
-    ...errorHttpResponse(405, null, ErrorCode.InvalidRequest, `Method not allowed: use ${allow}`),
-    headers: { 'content-type': 'application/json', allow },
+    ...refusal('SNODO_ERR_METHOD_NOT_ALLOWED', null, `Method not allowed: use ${allow}`, {
+      headers: { 'content-type': 'application/json', allow },
+    }),
   };
 }

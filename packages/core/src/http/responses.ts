@@ -1,4 +1,5 @@
-import { httpStatusForCode } from '../errors/codes.js';
+import { ErrorCode, httpStatusForCode } from '../errors/codes.js';
+import { type CoreErrorCode, statusFor } from '../errors/table.js';
 import { encodeJson } from '../json/index.js';
 import type { RequestId } from '../json/int.js';
 import type { JsonRpcErrorObject, JsonRpcResponse } from '../jsonrpc/types.js';
@@ -34,6 +35,20 @@ export function errorHttpResponse(
 ): HttpJsonResponse {
   const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
   return jsonResponse(status, { jsonrpc: '2.0', id, error }, headers);
+}
+
+/**
+ * A refusal as a complete HTTP response: its status comes from core's error table by `reason`
+ * (never from the call site), its body is a JSON-RPC error (`rpcCode`, -32600 unless given).
+ */
+export function refusal(
+  reason: CoreErrorCode,
+  id: RequestId | null,
+  message: string,
+  options: { rpcCode?: number; data?: unknown; headers?: Readonly<Record<string, string>> } = {},
+): HttpJsonResponse {
+  const { rpcCode = ErrorCode.InvalidRequest, data, headers } = options;
+  return errorHttpResponse(statusFor(reason), id, rpcCode, message, data, headers);
 }
 
 export function emptyResponse(

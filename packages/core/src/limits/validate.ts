@@ -1,4 +1,4 @@
-import { optionError } from '../errors/snodo-error.js';
+import { optionError } from '../errors/table.js';
 
 export function positiveInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;

@@ -1,5 +1,5 @@
 import type { Operation } from '../dispatch/operation.js';
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 import { OPERATIONS } from '../ops/table.js';
 import type { ServerCapabilities } from '../protocol/types.js';
 import type { ChangeHub } from '../subscriptions/hub.js';

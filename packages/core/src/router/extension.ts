@@ -1,7 +1,7 @@
 import type { AuthInfo, HandlerContext } from '../dispatch/context.js';
 import type { Selection } from '../dispatch/select.js';
 import { ProtocolError } from '../errors/protocol-error.js';
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 
 export type ExtensionMethod = (
   params: Record<string, unknown>,

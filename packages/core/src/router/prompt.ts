@@ -1,6 +1,6 @@
 import { checkRequiredScopes } from '../auth/scopes.js';
 import type { HandlerContext } from '../dispatch/context.js';
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 import type { ContentBlock } from '../protocol/types.js';
 import type { Completer } from './resource.js';
 

@@ -1,6 +1,6 @@
 import { checkRequiredScopes } from '../auth/scopes.js';
 import type { HandlerContext } from '../dispatch/context.js';
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 import { DEFAULT_MAX_RESERVED_EXPRESSIONS } from '../limits/defaults.js';
 import type { Annotations, CacheHint, ResourceContents } from '../protocol/types.js';
 import { parseUriTemplate, type UriTemplate, UriTemplateError } from './uri-template.js';

@@ -1,5 +1,5 @@
 import { type SchemaDraft, Validator } from '@cfworker/json-schema';
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 
 /** The Standard Schema interface (zod 4, valibot, arktype), with its optional JSON Schema export. */
 export interface StandardSchemaLike {

@@ -1,6 +1,6 @@
 import { DIALECTS, dialectFor } from '../dialects/registry.js';
 import { importKeyring, KEY_NAME, randomKeyring, type StateKeyring } from '../dispatch/request-state.js';
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 import {
   DEFAULT_CACHE_SCOPE,
   DEFAULT_MAX_INPUT_ROUNDS,

@@ -1,6 +1,6 @@
 import { checkRequiredScopes } from '../auth/scopes.js';
 import type { HandlerContext } from '../dispatch/context.js';
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 import type { CallToolResult, ContentBlock, ToolAnnotations } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema, type SchemaInput } from './schema.js';
 import { type ToolUi, toolUiMeta } from './ui.js';

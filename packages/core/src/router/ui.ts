@@ -1,5 +1,5 @@
 import type { HandlerContext } from '../dispatch/context.js';
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 import { declaresExtension } from './extension.js';
 import type { ResourceDefinition } from './resource.js';
 

@@ -18,6 +18,8 @@
  * length, at most 3 × (variables + 1) × (URI length + 1) + template length steps.
  */
 
+import { branded, isBranded } from '../errors/brand.js';
+import { SnodoError } from '../errors/snodo-error.js';
 import {
   isHexDigit,
   type MatchMeter,
@@ -32,32 +34,24 @@ import {
 const kUriTemplateError = Symbol.for('snodo.UriTemplateError');
 
 /** Thrown by `parseUriTemplate`; `reason` names the offending expression and why it is refused. */
-export class UriTemplateError extends Error {
-  readonly code = 'SNODO_ERR_UNSUPPORTED_TEMPLATE' as const;
+export class UriTemplateError extends SnodoError {
+  declare readonly code: 'SNODO_ERR_UNSUPPORTED_TEMPLATE';
   readonly template: string;
   readonly reason: string;
 
   constructor(template: string, reason: string) {
-    super(`Unsupported URI template "${template}": ${reason}`);
+    super('SNODO_ERR_UNSUPPORTED_TEMPLATE', `Unsupported URI template "${template}": ${reason}`);
     this.name = 'UriTemplateError';
     this.template = template;
     this.reason = reason;
   }
 
-  get [kUriTemplateError](): true {
-    return true;
+  static override is(value: unknown): value is UriTemplateError {
+    return isBranded(value, kUriTemplateError);
   }
 
-  static is(value: unknown): value is UriTemplateError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as { [kUriTemplateError]?: unknown })[kUriTemplateError] === true
-    );
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return UriTemplateError.is(value);
+  static {
+    branded(UriTemplateError, kUriTemplateError);
   }
 }
 

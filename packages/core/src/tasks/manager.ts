@@ -3,7 +3,7 @@ import { InputRequiredSignal } from '../dispatch/input.js';
 import type { Selection } from '../dispatch/select.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
-import { optionError } from '../errors/snodo-error.js';
+import { optionError } from '../errors/table.js';
 import { ExecutorError } from '../executor/errors.js';
 import { Executor } from '../executor/executor.js';
 import type { JsonRpcErrorObject } from '../jsonrpc/types.js';

@@ -1,5 +1,5 @@
 import type { AuthInfo } from '../dispatch/context.js';
-import { definitionError } from '../errors/snodo-error.js';
+import { definitionError } from '../errors/table.js';
 import type { RequestId } from '../json/int.js';
 
 /**
