@@ -1,31 +1,34 @@
-import { SnodoError } from '@snodo/core';
+import { defineErrors, SnodoError } from '@snodo/core';
+import { branded, optionError as coreOptionError, isBranded, rowMessage } from '@snodo/core/internal';
 
 /**
  * Every local error code of the client, declared once with what it means. Errors the server sent
  * are core's `ProtocolError` (numeric JSON-RPC code, message, data); these are never on the wire.
- * `test/errors.test.ts` pins this table and the README lists every code.
+ * A bad option is core's `SNODO_ERR_INVALID_OPTION`, as in every package. `test/units.test.ts` pins
+ * this table and the README lists every code.
  */
-export const CLIENT_ERRORS = Object.freeze({
-  SNODO_ERR_INVALID_OPTION: 'An option breaks its rule',
-  SNODO_ERR_CONNECTION_REFUSED: 'The server could not be reached',
-  SNODO_ERR_CONNECTION_CLOSED: 'The connection closed before the response arrived',
-  SNODO_ERR_HTTP_STATUS: 'The server answered an HTTP status without a JSON-RPC body',
-  SNODO_ERR_UNAUTHORIZED: 'OAuth authorization failed (metadata, registration, the flow or the token)',
-  SNODO_ERR_SESSION_EXPIRED: 'The server no longer knows the session (HTTP 404): connect again',
-  SNODO_ERR_INVALID_MESSAGE: 'The server sent something that is not a JSON-RPC response',
-  SNODO_ERR_MESSAGE_TOO_LARGE: 'The answer is larger than the client accepts (maxMessageBytes, maxLineBytes)',
-  SNODO_ERR_SPAWN: 'The stdio server could not be started',
-  SNODO_ERR_TIMEOUT: 'The call did not complete within its timeout',
-  SNODO_ERR_ABORTED: "The call was aborted by the caller's signal",
-  SNODO_ERR_CLOSED: 'The client is closed',
-  SNODO_ERR_NEGOTIATION: 'No protocol revision both sides speak',
-  SNODO_ERR_INVALID_RESULT: 'The result is not valid for the method (e.g. an unknown resultType)',
-  SNODO_ERR_INPUT_ROUNDS: 'The server asked for input more rounds than allowed',
-  SNODO_ERR_NO_INPUT_HANDLER: 'The server asked for input the client has no handler for',
-  SNODO_ERR_PAGE_LIMIT: 'A list has more pages than allowed',
-  SNODO_ERR_SUBSCRIPTION_OVERFLOW: 'A subscription fell too far behind its notifications',
-  SNODO_ERR_NOT_SUPPORTED: 'The negotiated revision or transport does not offer this',
-  SNODO_ERR_TASK_CANCELLED: 'The task the call became was cancelled (tasks/cancel, by any client)',
+export const CLIENT_ERRORS = defineErrors({
+  SNODO_ERR_CONNECTION_REFUSED: ['The server could not be reached'],
+  SNODO_ERR_CONNECTION_CLOSED: ['The connection closed before the response arrived'],
+  SNODO_ERR_HTTP_STATUS: ['The server answered an HTTP status without a JSON-RPC body'],
+  SNODO_ERR_UNAUTHORIZED: ['OAuth authorization failed (metadata, registration, the flow or the token)'],
+  SNODO_ERR_SESSION_EXPIRED: ['The server no longer knows the session (HTTP 404): connect again'],
+  SNODO_ERR_INVALID_MESSAGE: ['The server sent something that is not a JSON-RPC response'],
+  SNODO_ERR_MESSAGE_TOO_LARGE: [
+    'The answer is larger than the client accepts (maxMessageBytes, maxLineBytes)',
+  ],
+  SNODO_ERR_SPAWN: ['The stdio server could not be started'],
+  SNODO_ERR_TIMEOUT: ['The call did not complete within its timeout'],
+  SNODO_ERR_ABORTED: ["The call was aborted by the caller's signal"],
+  SNODO_ERR_CLOSED: ['The client is closed'],
+  SNODO_ERR_NEGOTIATION: ['No protocol revision both sides speak'],
+  SNODO_ERR_INVALID_RESULT: ['The result is not valid for the method (e.g. an unknown resultType)'],
+  SNODO_ERR_INPUT_ROUNDS: ['The server asked for input more rounds than allowed'],
+  SNODO_ERR_NO_INPUT_HANDLER: ['The server asked for input the client has no handler for'],
+  SNODO_ERR_PAGE_LIMIT: ['A list has more pages than allowed'],
+  SNODO_ERR_SUBSCRIPTION_OVERFLOW: ['A subscription fell too far behind its notifications'],
+  SNODO_ERR_NOT_SUPPORTED: ['The negotiated revision or transport does not offer this'],
+  SNODO_ERR_TASK_CANCELLED: ['The task the call became was cancelled (tasks/cancel, by any client)'],
 });
 
 export type ClientErrorCode = keyof typeof CLIENT_ERRORS;
@@ -55,7 +58,7 @@ export interface TransportErrorDetails {
  * (the server answered with a JSON-RPC error). `TransportError.is` works across copies of the package.
  */
 export class TransportError extends SnodoError {
-  readonly status: number | undefined;
+  override readonly status: number | undefined;
   readonly limit: number | undefined;
   readonly body: string | undefined;
   readonly exitCode: number | null | undefined;
@@ -71,15 +74,14 @@ export class TransportError extends SnodoError {
     this.exitCode = details.exitCode;
     this.signal = details.signal;
     this.stderr = details.stderr;
-    Object.defineProperty(this, TRANSPORT_BRAND, { value: true });
   }
 
   static override is(value: unknown): value is TransportError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[TRANSPORT_BRAND] === true
-    );
+    return isBranded(value, TRANSPORT_BRAND);
+  }
+
+  static {
+    branded(TransportError, TRANSPORT_BRAND);
   }
 }
 
@@ -88,18 +90,17 @@ export class TimeoutError extends SnodoError {
   readonly timeout: number;
 
   constructor(message: string, timeout: number) {
-    super('SNODO_ERR_TIMEOUT', message);
+    super(CLIENT_ERRORS.SNODO_ERR_TIMEOUT.code, message);
     this.name = 'TimeoutError';
     this.timeout = timeout;
-    Object.defineProperty(this, TIMEOUT_BRAND, { value: true });
   }
 
   static override is(value: unknown): value is TimeoutError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[TIMEOUT_BRAND] === true
-    );
+    return isBranded(value, TIMEOUT_BRAND);
+  }
+
+  static {
+    branded(TimeoutError, TIMEOUT_BRAND);
   }
 }
 
@@ -107,7 +108,7 @@ export class TimeoutError extends SnodoError {
 export function clientError(code: ClientErrorCode, detail: string, cause?: unknown): SnodoError {
   return new SnodoError(
     code,
-    `${CLIENT_ERRORS[code]}: ${detail}`,
+    rowMessage(CLIENT_ERRORS[code], detail),
     cause === undefined ? undefined : { cause },
   );
 }
@@ -117,9 +118,10 @@ export function transportError(
   detail: string,
   details?: TransportErrorDetails,
 ): TransportError {
-  return new TransportError(code, `${CLIENT_ERRORS[code]}: ${detail}`, details);
+  return new TransportError(code, rowMessage(CLIENT_ERRORS[code], detail), details);
 }
 
+/** Core's `SNODO_ERR_INVALID_OPTION`, the one code of a bad option in every package. */
 export function optionError(detail: string): SnodoError {
-  return clientError('SNODO_ERR_INVALID_OPTION', detail);
+  return coreOptionError(detail);
 }

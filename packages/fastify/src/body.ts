@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { type BodyLimits, readBody as readWithin } from '@snodo/core';
-import { ERRORS } from './errors.js';
+import { coreError } from '@snodo/core/internal';
 
 export type { BodyLimits };
 
@@ -23,10 +23,10 @@ export async function readBody(
   if (read.ok) return read.body;
   switch (read.reason) {
     case 'too-large':
-      throw new ERRORS.SNODO_ERR_BODY_TOO_LARGE(limits.maxBodyBytes);
+      throw coreError('SNODO_ERR_BODY_TOO_LARGE', `${limits.maxBodyBytes} bytes`);
     case 'timeout':
-      throw new ERRORS.SNODO_ERR_BODY_TIMEOUT(limits.bodyTimeout);
+      throw coreError('SNODO_ERR_BODY_TIMEOUT', `${limits.bodyTimeout} ms`);
     case 'aborted':
-      throw new ERRORS.SNODO_ERR_BODY_ABORTED();
+      throw coreError('SNODO_ERR_BODY_ABORTED');
   }
 }

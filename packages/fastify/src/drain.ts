@@ -9,7 +9,7 @@ export interface DrainBounds {
 }
 
 /**
- * After the answer to a body the plugin refuses (411, 413), reads and discards the rest of it. The
+ * After the answer to a body the plugin refuses (413), reads and discards the rest of it. The
  * client then reads the answer even while it is still sending (answering and closing with its bytes
  * unread resets the connection, and the reset throws the answer away), and the connection stays in
  * step for its next request. Past `maxDrainBytes`, or `drainTimeout` after the answer, the

@@ -1,6 +1,5 @@
 export type { McpAuth } from './augment.js';
 export { mcpBearerAuth } from './auth.js';
 export { DEFAULT_BODY_TIMEOUT, DEFAULT_PATH } from './defaults.js';
-export { ERRORS, type ErrorCode } from './errors.js';
 export type { SnodoFastifyOptions } from './options.js';
 export { PLUGIN_NAME, snodoFastify, snodoFastify as default, snodoFastify as snodo } from './plugin.js';

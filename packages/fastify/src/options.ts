@@ -29,7 +29,7 @@ export interface SnodoFastifyOptions extends Omit<HttpOptions, 'path' | 'cors' |
    */
   bodyTimeout?: number;
   /**
-   * Bytes of a refused body (411, 413) read and discarded after the answer, so the client reads
+   * Bytes of a refused body (413) read and discarded after the answer, so the client reads
    * the answer while it is still sending and the connection serves its next request. A declared
    * body larger than this is not read: the answer closes the connection. Default 8,388,608 (8 MiB).
    */

@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import { fastifySSE } from '@fastify/sse';
+import { SnodoError } from '@snodo/core';
 import { metadataPaths } from '@snodo/core/internal';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fastifyPlugin } from 'fastify-plugin';
 import { readBody } from './body.js';
 import { drainAfterReply } from './drain.js';
-import { ERRORS } from './errors.js';
 import { type PluginConfig, resolveOptions, type SnodoFastifyOptions } from './options.js';
 import { sendResponse } from './reply.js';
 import { disconnectSignal, toHttpRequest } from './request.js';
@@ -84,7 +84,7 @@ async function serve(
   try {
     body = await readBody(payload, request.headers['content-length'], config.limits);
   } catch (error) {
-    if (error instanceof ERRORS.SNODO_ERR_BODY_TOO_LARGE) drainAfterReply(request, reply, config.drain);
+    if (SnodoError.is(error) && error.code === 'SNODO_ERR_BODY_TOO_LARGE') drainAfterReply(request, reply, config.drain);
     else closeAfterReply(request, reply);
     throw error;
   }

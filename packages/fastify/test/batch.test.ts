@@ -111,7 +111,7 @@ describe('2025-03-26 batches through the plugin', () => {
       expect(SnodoError.is(error)).toBe(true);
       expect(error).toMatchObject({
         code: 'SNODO_ERR_INVALID_OPTION',
-        message: expect.stringMatching(/^maxBatchItems must be a positive integer, got /),
+        message: expect.stringMatching(/^Invalid option: maxBatchItems must be a positive integer, got /),
       });
     },
   );

@@ -29,7 +29,7 @@ describe('plugin options', () => {
       );
     expect(error).toMatchObject({ code: 'SNODO_ERR_INVALID_OPTION' });
     const message = (error as Error).message;
-    expect(message).toMatch(/^unknown @snodo\/fastify option "bogus"; known: /);
+    expect(message).toMatch(/^Invalid option: unknown @snodo\/fastify option "bogus"; known: /);
     const known = message.slice(message.indexOf('known: ') + 'known: '.length).split(', ');
     // Fastify's own register options reach the plugin too; its README does not list them.
     const fastifyOwn = ['prefix', 'logLevel', 'logSerializers'];

@@ -107,7 +107,7 @@ describe('bounds on a real socket', () => {
     expect(text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(text.toLowerCase()).toContain('connection: close');
     expect(text).toContain('"code":"SNODO_ERR_BODY_TIMEOUT"');
-    expect(text).toContain('within 100 ms');
+    expect(text).toContain('within bodyTimeout: 100 ms');
     expect(probe.calls).toBe(0);
   });
 

@@ -1,40 +1,43 @@
-import { SnodoError } from '@snodo/core';
+import { defineErrors, SnodoError } from '@snodo/core';
+import { branded, optionError as coreOptionError, isBranded, rowMessage } from '@snodo/core/internal';
 
 /**
- * Every local error of the proxy, declared once: its code, its kind (the name the proxy's
- * specification gives it) and what it means. Errors sent to frontends are core's `ProtocolError`;
- * these are thrown by `createProxy`, `addBackend`, `refreshBackend` and `removeBackend`.
- * `test/errors.test.ts` pins this table and the README lists every row.
+ * Every local error of the proxy, declared once: its code and what it means. Errors sent to
+ * frontends are core's `ProtocolError`; these are thrown by `createProxy`, `addBackend`,
+ * `refreshBackend` and `removeBackend`. A bad option is core's `SNODO_ERR_INVALID_OPTION`, as in
+ * every package. `test/options.test.ts` pins this table and the README lists every row.
  */
-export const PROXY_ERRORS = Object.freeze({
-  SNODO_ERR_INVALID_OPTION: { kind: 'invalid_option', message: 'An option breaks its rule' },
-  SNODO_ERR_BACKEND_LIMIT: { kind: 'backend_limit', message: 'The proxy holds maxBackends backends already' },
-  SNODO_ERR_CATALOG_LIMIT: {
-    kind: 'catalog_limit',
-    message: 'The merged catalog would exceed maxCatalogItems',
-  },
-  SNODO_ERR_DUPLICATE_ID: { kind: 'duplicate_id', message: 'A backend with this id exists' },
-  SNODO_ERR_DUPLICATE_NAME: {
-    kind: 'duplicate_name',
-    message: 'Names would appear twice in the merged catalog',
-  },
-  SNODO_ERR_URI_COLLISION: {
-    kind: 'uri_collision',
-    message: 'Resource URIs would appear twice in the merged catalog',
-  },
-  SNODO_ERR_INVALID_NAME: { kind: 'invalid_name', message: 'Generated names break ^[A-Za-z0-9_.-]{1,64}$' },
-  SNODO_ERR_UNSUPPORTED_TEMPLATE: {
-    kind: 'unsupported_template',
-    message: 'A resource template is outside the supported RFC 6570 subset',
-  },
-  SNODO_ERR_BACKEND_CONNECT: { kind: 'connect_failed', message: 'The backend could not be connected' },
-  SNODO_ERR_BACKEND_CATALOG: { kind: 'catalog_failed', message: 'The backend could not list its catalog' },
-  SNODO_ERR_UNKNOWN_BACKEND: { kind: 'unknown_backend', message: 'No backend has this id' },
-  SNODO_ERR_PROXY_CLOSED: { kind: 'closed', message: 'The proxy is closed' },
+export const PROXY_ERRORS = defineErrors({
+  SNODO_ERR_BACKEND_LIMIT: ['The proxy holds maxBackends backends already'],
+  SNODO_ERR_CATALOG_LIMIT: ['The merged catalog would exceed maxCatalogItems'],
+  SNODO_ERR_DUPLICATE_ID: ['A backend with this id exists'],
+  SNODO_ERR_DUPLICATE_NAME: ['Names would appear twice in the merged catalog'],
+  SNODO_ERR_URI_COLLISION: ['Resource URIs would appear twice in the merged catalog'],
+  SNODO_ERR_INVALID_NAME: ['Generated names break ^[A-Za-z0-9_.-]{1,64}$'],
+  SNODO_ERR_BACKEND_TEMPLATE: ["A backend's resource template is outside the supported RFC 6570 subset"],
+  SNODO_ERR_BACKEND_CONNECT: ['The backend could not be connected'],
+  SNODO_ERR_BACKEND_CATALOG: ['The backend could not list its catalog'],
+  SNODO_ERR_UNKNOWN_BACKEND: ['No backend has this id'],
+  SNODO_ERR_PROXY_CLOSED: ['The proxy is closed'],
 });
 
+/** The proxy specification's name of each error. */
+const KINDS = {
+  SNODO_ERR_BACKEND_LIMIT: 'backend_limit',
+  SNODO_ERR_CATALOG_LIMIT: 'catalog_limit',
+  SNODO_ERR_DUPLICATE_ID: 'duplicate_id',
+  SNODO_ERR_DUPLICATE_NAME: 'duplicate_name',
+  SNODO_ERR_URI_COLLISION: 'uri_collision',
+  SNODO_ERR_INVALID_NAME: 'invalid_name',
+  SNODO_ERR_BACKEND_TEMPLATE: 'unsupported_template',
+  SNODO_ERR_BACKEND_CONNECT: 'connect_failed',
+  SNODO_ERR_BACKEND_CATALOG: 'catalog_failed',
+  SNODO_ERR_UNKNOWN_BACKEND: 'unknown_backend',
+  SNODO_ERR_PROXY_CLOSED: 'closed',
+} as const satisfies Record<keyof typeof PROXY_ERRORS, string>;
+
 export type ProxyErrorCode = keyof typeof PROXY_ERRORS;
-export type ProxyErrorKind = (typeof PROXY_ERRORS)[ProxyErrorCode]['kind'];
+export type ProxyErrorKind = (typeof KINDS)[ProxyErrorCode];
 
 const BRAND = Symbol.for('snodo.proxy.ProxyError');
 
@@ -48,18 +51,22 @@ export class ProxyError extends SnodoError {
   readonly details: Readonly<Record<string, unknown>>;
 
   constructor(code: ProxyErrorCode, detail: string, details: Record<string, unknown> = {}, cause?: unknown) {
-    super(code, `${PROXY_ERRORS[code].message}: ${detail}`, cause === undefined ? undefined : { cause });
+    super(code, rowMessage(PROXY_ERRORS[code], detail), cause === undefined ? undefined : { cause });
     this.name = 'ProxyError';
-    this.kind = PROXY_ERRORS[code].kind;
+    this.kind = KINDS[code];
     this.details = Object.freeze({ ...details });
-    Object.defineProperty(this, BRAND, { value: true });
   }
 
   static override is(value: unknown): value is ProxyError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+    return isBranded(value, BRAND);
+  }
+
+  static {
+    branded(ProxyError, BRAND);
   }
 }
 
-export function optionError(detail: string): ProxyError {
-  return new ProxyError('SNODO_ERR_INVALID_OPTION', detail);
+/** Core's `SNODO_ERR_INVALID_OPTION`, the one code of a bad option in every package. */
+export function optionError(detail: string): SnodoError {
+  return coreOptionError(detail);
 }

@@ -356,7 +356,7 @@ describe('catalogs the proxy refuses at add time, and what it accepts', () => {
       id: 'query',
       target: catalogServer({ templates: [{ uriTemplate: 'x://search{?q}', name: 'search' }] }),
     });
-    expect([error.kind, error.code]).toEqual(['unsupported_template', 'SNODO_ERR_UNSUPPORTED_TEMPLATE']);
+    expect([error.kind, error.code]).toEqual(['unsupported_template', 'SNODO_ERR_BACKEND_TEMPLATE']);
     expect(error.details).toMatchObject({ backend: 'query', template: 'x://search{?q}' });
     expect(String(error.details.reason)).toMatch(/query/);
   });

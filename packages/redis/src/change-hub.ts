@@ -119,7 +119,7 @@ export class RedisChangeHub implements ChangeHub {
     // Refused before any delivery, so no instance sees a change the others cannot.
     if (bytes > this.#maxBytes) {
       throw new RedisError(
-        'SNODO_ERR_MESSAGE_TOO_LARGE',
+        'SNODO_ERR_REDIS_MESSAGE_TOO_LARGE',
         `${bytes} bytes, maxMessageBytes is ${this.#maxBytes}`,
       );
     }

@@ -6,6 +6,7 @@ import {
   decodeJson,
   encodeJson,
 } from '@snodo/core';
+import { coreError } from '@snodo/core/internal';
 import { RedisError } from './errors.js';
 import { type RedisLink, script } from './link.js';
 import type { RedisConfig } from './options.js';
@@ -169,7 +170,7 @@ export class RedisControlChannel implements ControlChannel {
    * Delivers to this instance's holders of the session, then (unless a cancel or an answer found
    * its target here) to the other instances holding it; true when a holder took it. Rejects with
    * `SNODO_ERR_CONTROL_TIMEOUT` when an instance holding the session did not acknowledge within
-   * `controlTimeout`, `SNODO_ERR_MESSAGE_TOO_LARGE` over `maxControlBytes`, `SNODO_ERR_REDIS_CLOSED`
+   * `controlTimeout`, `SNODO_ERR_REDIS_MESSAGE_TOO_LARGE` over `maxControlBytes`, `SNODO_ERR_REDIS_CLOSED`
    * after close, another `RedisError` when Redis fails.
    */
   async deliver(sessionId: string, message: ControlMessage): Promise<boolean> {
@@ -200,7 +201,7 @@ export class RedisControlChannel implements ControlChannel {
     const bytes = Buffer.byteLength(text);
     if (bytes > this.#maxBytes) {
       throw new RedisError(
-        'SNODO_ERR_MESSAGE_TOO_LARGE',
+        'SNODO_ERR_REDIS_MESSAGE_TOO_LARGE',
         `control message of ${bytes} bytes, maxControlBytes is ${this.#maxBytes}`,
       );
     }
@@ -227,7 +228,7 @@ export class RedisControlChannel implements ControlChannel {
         timer = setTimeout(() => {
           this.#stats.timedOut++;
           settle(
-            new RedisError(
+            coreError(
               'SNODO_ERR_CONTROL_TIMEOUT',
               `${waiting.size} of ${reached.length} instance(s) holding session work did not answer in ${this.#timeout} ms`,
             ),

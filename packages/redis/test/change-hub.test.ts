@@ -72,7 +72,7 @@ describe('the Redis change hub', () => {
     } catch (error) {
       refused = error;
     }
-    expect(RedisError.is(refused) && refused.code).toBe('SNODO_ERR_MESSAGE_TOO_LARGE');
+    expect(RedisError.is(refused) && refused.code).toBe('SNODO_ERR_REDIS_MESSAGE_TOO_LARGE');
     expect(seenA).toEqual([{ type: 'updated', uri: fits }]);
     b.hub.notifyToolsChanged();
     await until('B to reach A', () => seenA.length === 2);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { ControlHolder, ControlMessage } from '@snodo/core';
+import { type ControlHolder, type ControlMessage, SnodoError } from '@snodo/core';
 import { describe, expect, it } from 'vitest';
 import { RedisError, type SnodoRedis } from '../src/index.js';
 import { useRedis } from './helpers/cluster.js';
@@ -12,7 +12,10 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
     () => undefined,
     (e: unknown) => e,
   );
-  if (!RedisError.is(error)) throw new Error(`expected a RedisError, got ${String(error)}`);
+  // A timeout is core's row (any control channel's); the rest are RedisErrors.
+  if (!SnodoError.is(error)) throw new Error(`expected a SnodoError, got ${String(error)}`);
+  if (error.code !== 'SNODO_ERR_CONTROL_TIMEOUT' && !RedisError.is(error))
+    throw new Error(`expected a RedisError, got ${String(error)}`);
   return error.code;
 }
 
@@ -184,7 +187,7 @@ describe('the control channel (core’s ControlChannel across instances)', () =>
     const fits: ControlMessage = { kind: 'end', reason: 'x'.repeat(300 - envelope) };
     expect(await b.control.deliver('s7', fits)).toBe(true);
     const over: ControlMessage = { kind: 'end', reason: `${fits.reason}x` };
-    expect(await refusal(b.control.deliver('s7', over))).toBe('SNODO_ERR_MESSAGE_TOO_LARGE');
+    expect(await refusal(b.control.deliver('s7', over))).toBe('SNODO_ERR_REDIS_MESSAGE_TOO_LARGE');
     expect(onA.seen).toEqual([fits]);
     redis.server().cli('PUBLISH', `${prefix}control:${a.instanceId}`, 'y'.repeat(301));
     redis

@@ -122,9 +122,8 @@ describe('the error table', () => {
       'SNODO_ERR_REDIS_UNAVAILABLE',
       'SNODO_ERR_REDIS_COMMAND',
       'SNODO_ERR_REDIS_CLOSED',
-      'SNODO_ERR_MESSAGE_TOO_LARGE',
+      'SNODO_ERR_REDIS_MESSAGE_TOO_LARGE',
       'SNODO_ERR_TASK_CONFLICT',
-      'SNODO_ERR_CONTROL_TIMEOUT',
     ]);
     for (const code of Object.keys(REDIS_ERRORS)) expect(readme).toContain(`\`${code}\``);
   });

@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { Server as NetServer, type Socket } from 'node:net';
 import {
   type AuthInfo,
+  type CoreErrorCode,
   createHttpHandler,
   ErrorCode,
   encodeJson,
@@ -16,6 +17,7 @@ import {
   hostAuthRefusal,
   isEdgePath,
   log,
+  statusFor,
   withCors,
 } from '@snodo/core/internal';
 import { startAuth } from './auth.js';
@@ -111,7 +113,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
       tooLarge ? 'Request header fields too large' : `Bad Request: ${error.reason ?? 'malformed request'}`,
     );
     socket.write(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `HTTP/1.1 ${tooLarge ? `${statusFor('SNODO_ERR_HEAD_TOO_LARGE')} Request Header Fields Too Large` : `${statusFor('SNODO_ERR_MALFORMED_HEAD')} Bad Request`}\r\n` +
         `connection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     closeGracefully(socket);
@@ -185,7 +187,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     serve(req, res).catch(() => {
       if (!res.headersSent) {
         endConnection(res);
-        res.writeHead(500, { 'content-type': 'application/json' });
+        res.writeHead(statusFor('SNODO_ERR_INTERNAL'), { 'content-type': 'application/json' });
         res.end(errorBody(ErrorCode.InternalError, 'Internal error'));
       } else {
         res.destroy();
@@ -205,8 +207,9 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     const hasBody =
       req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
     if (path !== listener.path && !isEdgePath(config(), path))
-      return refuse(res, 404, ErrorCode.InvalidRequest, `Not found: ${path}`, hasBody);
-    if (starting) return refuse(res, 503, ErrorCode.ServerOverloaded, 'Starting: try again', hasBody);
+      return refuse(res, 'SNODO_ERR_NOT_FOUND', ErrorCode.InvalidRequest, `Not found: ${path}`, hasBody);
+    if (starting)
+      return refuse(res, 'SNODO_ERR_UNAVAILABLE', ErrorCode.ServerOverloaded, 'Starting: try again', hasBody);
 
     let body: Uint8Array = EMPTY;
     if (req.method === 'POST') {
@@ -216,7 +219,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
         if (read.reason === 'too-large') {
           return refuse(
             res,
-            413,
+            'SNODO_ERR_BODY_TOO_LARGE',
             ErrorCode.InvalidRequest,
             `Body exceeds ${listener.maxBodyBytes} bytes`,
             true,
@@ -224,7 +227,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
         }
         if (read.reason === 'timeout') stats.timedOut++;
         if (read.reason === 'timeout' && !res.headersSent && !req.socket.destroyed) {
-          return refuse(res, 408, ErrorCode.InvalidRequest, 'Request body timeout', true);
+          return refuse(res, 'SNODO_ERR_BODY_TIMEOUT', ErrorCode.InvalidRequest, 'Request body timeout', true);
         }
         res.destroy();
         return;
@@ -271,10 +274,19 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     await writeNodeResponse(res, response);
   }
 
-  function refuse(res: ServerResponse, status: number, code: number, message: string, close: boolean): void {
+  function refuse(
+    res: ServerResponse,
+    reason: CoreErrorCode,
+    code: number,
+    message: string,
+    close: boolean,
+  ): void {
     if (close) endConnection(res);
     const body = errorBody(code, message);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(statusFor(reason), {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   }
 

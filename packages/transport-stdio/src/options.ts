@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_BATCH_ITEMS, Executor, MAX_REQUEST_TIMEOUT } from '@snodo/core';
 import { DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITE_TIMEOUT, MAX_TIMEOUT } from './defaults.js';
-import { stdioError } from './errors.js';
+import { optionError } from './errors.js';
 
 export interface ServeOptions {
   /** Where messages come from, one JSON-RPC message per line. Default `process.stdin`. */
@@ -168,7 +168,7 @@ function isReadable(value: unknown): value is NodeJS.ReadableStream {
 }
 
 function invalid(detail: string) {
-  return stdioError('SNODO_ERR_INVALID_OPTION', detail);
+  return optionError(detail);
 }
 
 function describe(value: unknown): string {

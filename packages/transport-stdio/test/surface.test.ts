@@ -12,20 +12,20 @@ describe('the public surface', () => {
     expect(Object.keys(stdio).sort()).toEqual([
       'DEFAULT_MAX_LINE_BYTES',
       'DEFAULT_WRITE_TIMEOUT',
-      'STDIO_ERROR_MESSAGES',
+      'STDIO_ERRORS',
       'redirectConsole',
       'serve',
     ]);
   });
 
   it('declares each local error once, and the README lists every code', () => {
-    expect(Object.keys(stdio.STDIO_ERROR_MESSAGES)).toEqual([
+    expect(Object.keys(stdio.STDIO_ERRORS)).toEqual([
       'SNODO_ERR_WRITE_TIMEOUT',
       'SNODO_ERR_WRITE_FAILED',
       'SNODO_ERR_READ_FAILED',
-      'SNODO_ERR_INVALID_OPTION',
     ]);
-    for (const code of Object.keys(stdio.STDIO_ERROR_MESSAGES)) expect(README).toContain(`\`${code}\``);
+    for (const [code, row] of Object.entries(stdio.STDIO_ERRORS)) expect(row.code).toBe(code);
+    for (const code of Object.keys(stdio.STDIO_ERRORS)) expect(README).toContain(`\`${code}\``);
     for (const code of [-32600, -32700, -32000, -32001]) expect(README).toContain(`\`${code}\``);
   });
 

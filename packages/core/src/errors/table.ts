@@ -31,6 +31,7 @@ export const CORE_ERRORS = defineErrors({
   SNODO_ERR_BODY_TIMEOUT: ['Request body not complete within bodyTimeout', 408],
   SNODO_ERR_BODY_ABORTED: ['Request body aborted by the client', 400],
   SNODO_ERR_HEAD_TOO_LARGE: ['Request head exceeds maxHeaderBytes', 431],
+  SNODO_ERR_MALFORMED_HEAD: ['The request head is not valid HTTP/1.1', 400],
   SNODO_ERR_MALFORMED_MESSAGE: ['The body is not a valid JSON-RPC message', 400],
   SNODO_ERR_MESSAGE_REFUSED: ['The message is not accepted on this revision (a batch, or a response)', 400],
   SNODO_ERR_BATCH_TOO_LARGE: ['A batch holds more than maxBatchItems items', 400],

@@ -77,7 +77,7 @@ export function buildSnapshot(
     } catch (error) {
       if (!UriTemplateError.is(error)) throw error;
       throw new ProxyError(
-        'SNODO_ERR_UNSUPPORTED_TEMPLATE',
+        'SNODO_ERR_BACKEND_TEMPLATE',
         `backend "${id}": ${JSON.stringify(original)}: ${error.reason}`,
         { backend: id, template: original, reason: error.reason },
       );
