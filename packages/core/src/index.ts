@@ -39,7 +39,6 @@ export {
   type ExecutorOptions,
   type ExecutorOwner,
   type ExecutorStats,
-  MAX_REQUEST_TIMEOUT,
   type SubmitOptions,
   type SubscriptionSlot,
 } from './executor/index.js';
@@ -91,6 +90,7 @@ export {
   DEFAULT_TTL_MS,
   MAX_COMPLETION_VALUES,
   MAX_MRTR_KEYS,
+  MAX_TIMER_DELAY,
   MIN_MRTR_SECRET_BYTES,
 } from './limits/defaults.js';
 export {

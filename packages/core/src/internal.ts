@@ -12,14 +12,35 @@ export { errorFromRow, rowMessage } from './errors/define.js';
 export { executorWireError } from './errors/executor-errors.js';
 export { coreError, optionError, statusFor } from './errors/table.js';
 export { checkBearer } from './http/bearer.js';
-export { HTTP_OPTION_NAMES, isHttpUrl, withAuth } from './http/config.js';
+export { HTTP_OPTION_NAMES, HTTP_OPTIONS, withAuth } from './http/config.js';
 export { withCors } from './http/cors.js';
 export { isEdgePath, metadataPaths } from './http/edge.js';
 export { authorizeHandler, handlerBodyLimits, handlerConfig } from './http/handler.js';
 export { flattenHeaders } from './http/node.js';
 export { classifyMessage } from './jsonrpc/decode.js';
 export { isResponse, requestKey } from './jsonrpc/types.js';
-export { knownOptions, nonNegativeInteger, positiveInteger } from './limits/validate.js';
+export {
+  COMMON_RULES,
+  checkOption,
+  checkOptions,
+  describeRule,
+  duration,
+  enumOf,
+  fn,
+  instance,
+  integer,
+  isHttpUrl,
+  knownOptions,
+  nonNegative,
+  nonNegativeInteger,
+  type OptionRule,
+  type OptionSchema,
+  option,
+  other,
+  positive,
+  positiveInteger,
+  url,
+} from './limits/validate.js';
 export { deriveRuntime, type RuntimeChange } from './router/derive.js';
 export { declaresExtension } from './router/extension.js';
 export { encodeCursor, paginate } from './router/pagination.js';

@@ -112,6 +112,8 @@ describe('control channel: every control message of a session goes through one s
   });
 
   it('refuses a control option without attach and deliver', () => {
-    expect(() => resolveHttpOptions({ control: {} as ControlChannel })).toThrow(/control must have attach/);
+    expect(() => resolveHttpOptions({ control: {} as ControlChannel })).toThrow(
+      'Invalid option: control must be a ControlChannel (attach and deliver methods), got an object',
+    );
   });
 });

@@ -285,7 +285,7 @@ describe('definitions are checked once, at createServer', () => {
     expect(make([{ name: 'a' }])).toThrow(/handler must be a function/);
     expect(make([], { pageSize: 0 })).toThrow(/pageSize must be a positive integer, got 0/);
     expect(make([], { cache: { cacheScope: 'shared' } })).toThrow(
-      /cache.cacheScope must be one of public, private/,
+      /cache.cacheScope must be one of "public", "private"/,
     );
     expect(make([], { protocolVersions: ['2024-11-05'] })).toThrow(/unknown revision/);
     try {

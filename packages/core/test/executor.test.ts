@@ -10,9 +10,8 @@ import {
   Executor,
   ExecutorError,
   type ExecutorStats,
-  MAX_REQUEST_TIMEOUT,
 } from '../src/executor/index.js';
-import { CORE_ERRORS, SnodoError } from '../src/index.js';
+import { CORE_ERRORS, MAX_TIMER_DELAY, SnodoError } from '../src/index.js';
 
 interface Deferred<T = void> {
   promise: Promise<T>;
@@ -136,7 +135,8 @@ describe('portability', () => {
     for (const file of readdirSync(dir)) {
       const source = readFileSync(new URL(file, dir), 'utf8');
       const specifiers = [...source.matchAll(/\bfrom\s+'([^']+)'/g)].map((m) => m[1]);
-      for (const specifier of specifiers) expect(specifier, file).toMatch(/^(\.|\.\.\/errors|\.\.\/limits)\/[a-z-]+\.js$/);
+      for (const specifier of specifiers)
+        expect(specifier, file).toMatch(/^(\.|\.\.\/errors|\.\.\/limits)\/[a-z-]+\.js$/);
     }
   });
 });
@@ -149,36 +149,38 @@ describe('options', () => {
       DEFAULT_REQUEST_TIMEOUT,
       DEFAULT_MAX_SUBSCRIPTIONS,
     ]).toEqual([64, 256, 60_000, 256]);
-    expect(MAX_REQUEST_TIMEOUT).toBe(2 ** 31 - 1);
+    expect(MAX_TIMER_DELAY).toBe(2 ** 31 - 1);
   });
 
-  const timeoutRule = 'a number of milliseconds from 0 to 2147483647, or Infinity';
+  const timeoutRule = 'an integer number of milliseconds from 0 to 2147483647, or Infinity for none';
   it.each([
-    [{ maxConcurrency: -1 }, RangeError, 'maxConcurrency must be a positive integer, got -1'],
-    [{ maxConcurrency: 0 }, RangeError, 'maxConcurrency must be a positive integer, got 0'],
-    [{ maxConcurrency: 1.5 }, RangeError, 'maxConcurrency must be a positive integer, got 1.5'],
-    [
-      { maxConcurrency: Number.POSITIVE_INFINITY },
-      RangeError,
-      'maxConcurrency must be a positive integer, got Infinity',
-    ],
-    [{ maxConcurrency: '8' }, TypeError, 'maxConcurrency must be a positive integer, got "8"'],
-    [{ maxQueue: -1 }, RangeError, 'maxQueue must be a non-negative integer, got -1'],
-    [{ maxQueue: Number.NaN }, RangeError, 'maxQueue must be a non-negative integer, got NaN'],
-    [{ maxQueue: null }, TypeError, 'maxQueue must be a non-negative integer, got null'],
-    [{ maxSubscriptions: 0 }, RangeError, 'maxSubscriptions must be a positive integer, got 0'],
-    [{ requestTimeout: -1 }, RangeError, `requestTimeout must be ${timeoutRule}, got -1`],
-    [{ requestTimeout: Number.NaN }, RangeError, `requestTimeout must be ${timeoutRule}, got NaN`],
-    [{ requestTimeout: 2 ** 31 }, RangeError, `requestTimeout must be ${timeoutRule}, got 2147483648`],
-    [{ requestTimeout: '5s' }, TypeError, `requestTimeout must be ${timeoutRule}, got "5s"`],
-  ])('rejects %o', (options, type, message) => {
+    [{ maxConcurrency: -1 }, 'maxConcurrency must be a positive integer, got -1'],
+    [{ maxConcurrency: 0 }, 'maxConcurrency must be a positive integer, got 0'],
+    [{ maxConcurrency: 1.5 }, 'maxConcurrency must be a positive integer, got 1.5'],
+    [{ maxConcurrency: Number.POSITIVE_INFINITY }, 'maxConcurrency must be a positive integer, got Infinity'],
+    [{ maxConcurrency: '8' }, 'maxConcurrency must be a positive integer, got "8"'],
+    [{ maxQueue: -1 }, 'maxQueue must be a non-negative integer, got -1'],
+    [{ maxQueue: Number.NaN }, 'maxQueue must be a non-negative integer, got NaN'],
+    [{ maxQueue: null }, 'maxQueue must be a non-negative integer, got null'],
+    [{ maxSubscriptions: 0 }, 'maxSubscriptions must be a positive integer, got 0'],
+    [{ requestTimeout: -1 }, `requestTimeout must be ${timeoutRule}, got -1`],
+    [{ requestTimeout: Number.NaN }, `requestTimeout must be ${timeoutRule}, got NaN`],
+    [{ requestTimeout: 2 ** 31 }, `requestTimeout must be ${timeoutRule}, got 2147483648`],
+    [{ requestTimeout: '5s' }, `requestTimeout must be ${timeoutRule}, got "5s"`],
+    [{ requestTimeout: 1.5 }, `requestTimeout must be ${timeoutRule}, got 1.5`],
+  ])('rejects %o with SNODO_ERR_INVALID_OPTION naming the option and its rule', (options, message) => {
     const construct = () => new Executor(options as never);
-    expect(construct).toThrow(type);
-    expect(construct).toThrow(message);
+    expect(construct).toThrow(expect.objectContaining({ code: 'SNODO_ERR_INVALID_OPTION' }));
+    expect(construct).toThrow(`Invalid option: ${message}`);
   });
 
   it('rejects a non-object options argument', () => {
-    expect(() => new Executor(null as never)).toThrow(new TypeError('options must be an object, got null'));
+    expect(() => new Executor(null as never)).toThrow(
+      'Invalid option: Executor needs an options object, got null',
+    );
+    expect(() => new Executor({ maxQueu: 1 } as never)).toThrow(
+      'Invalid option: unknown Executor option "maxQueu"; known: maxConcurrency, maxQueue, requestTimeout, maxSubscriptions',
+    );
   });
 
   it('accepts the boundaries', () => {
@@ -186,7 +188,7 @@ describe('options', () => {
       () => new Executor({ maxConcurrency: 1, maxQueue: 0, maxSubscriptions: 1, requestTimeout: 0 }),
     ).not.toThrow();
     expect(() => new Executor({ requestTimeout: Number.POSITIVE_INFINITY })).not.toThrow();
-    expect(() => new Executor({ requestTimeout: MAX_REQUEST_TIMEOUT })).not.toThrow();
+    expect(() => new Executor({ requestTimeout: MAX_TIMER_DELAY })).not.toThrow();
     expect(new Executor().stats()).toEqual(ZERO);
   });
 
@@ -196,7 +198,7 @@ describe('options', () => {
       new TypeError('task must be a function, got "nope"'),
     );
     await expect(executor.submit(() => 1, { timeout: -5 })).rejects.toThrow(
-      new RangeError(`timeout must be ${timeoutRule}, got -5`),
+      `Invalid option: timeout must be ${timeoutRule}, got -5`,
     );
     await expect(executor.submit(() => 1, { signal: {} as never })).rejects.toThrow(TypeError);
     const other = new Executor().owner();

@@ -1,6 +1,5 @@
 import type { AuthInfo } from '../dispatch/context.js';
 import { optionError } from '../errors/table.js';
-import { isHttpUrl } from '../http/config.js';
 import {
   DEFAULT_AUTH_FETCH_TIMEOUT,
   DEFAULT_CLOCK_SKEW,
@@ -8,7 +7,7 @@ import {
   DEFAULT_MAX_TOKEN_LENGTH,
   MAX_CLOCK_SKEW,
 } from '../http/defaults.js';
-import { nonNegativeInteger, positiveInteger } from '../limits/validate.js';
+import { duration, isHttpUrl, nonNegativeInteger, option, positiveInteger } from '../limits/validate.js';
 import { isScopeList } from './scopes.js';
 
 /** What `createResourceServer` takes: this server as an OAuth 2.1 resource server. */
@@ -170,8 +169,8 @@ export function resourceServerSettings(options: ResourceServerOptions): Resource
     resourceDocumentation: options.resourceDocumentation,
     algorithms: Object.freeze([...algorithms]),
     clockSkew,
-    jwksCooldown: nonNegativeInteger('auth.jwksCooldown', options.jwksCooldown, DEFAULT_JWKS_COOLDOWN),
-    fetchTimeout: positiveInteger('auth.fetchTimeout', options.fetchTimeout, DEFAULT_AUTH_FETCH_TIMEOUT),
+    jwksCooldown: option('auth.jwksCooldown', options.jwksCooldown, duration(0), DEFAULT_JWKS_COOLDOWN),
+    fetchTimeout: option('auth.fetchTimeout', options.fetchTimeout, duration(1), DEFAULT_AUTH_FETCH_TIMEOUT),
     maxTokenLength: positiveInteger('auth.maxTokenLength', options.maxTokenLength, DEFAULT_MAX_TOKEN_LENGTH),
     introspection: introspection === undefined ? undefined : Object.freeze({ ...introspection }),
     verify,

@@ -1,3 +1,5 @@
+import { branded, brandedInstance } from '../errors/brand.js';
+import { COMMON_RULES, checkOptions, type OptionSchema, option } from '../limits/validate.js';
 import { type DeadlineItem, DeadlineList } from './deadlines.js';
 import { ExecutorError } from './errors.js';
 import { Fifo, type FifoItem } from './fifo.js';
@@ -8,8 +10,6 @@ export const DEFAULT_MAX_QUEUE = 256;
 /** Milliseconds from submit; 0 or Infinity disables the deadline. */
 export const DEFAULT_REQUEST_TIMEOUT = 60_000;
 export const DEFAULT_MAX_SUBSCRIPTIONS = 256;
-/** The longest delay `setTimeout` honours; a longer one would fire after 1 ms. */
-export const MAX_REQUEST_TIMEOUT = 2_147_483_647;
 
 export interface ExecutorOptions {
   /** Tasks running at once. Default 64. */
@@ -79,7 +79,26 @@ interface Owned {
  * settles, so handlers that ignore their signal cannot push the real concurrency past the bound.
  * A queued task leaves the queue at once and never runs.
  */
+/** `new Executor(options)`: every option and its rule. */
+export const EXECUTOR_OPTIONS: OptionSchema = Object.freeze({
+  maxConcurrency: COMMON_RULES.maxConcurrency,
+  maxQueue: COMMON_RULES.maxQueue,
+  requestTimeout: COMMON_RULES.requestTimeout,
+  maxSubscriptions: COMMON_RULES.maxSubscriptions,
+});
+
+const EXECUTOR_BRAND = Symbol.for('snodo.Executor');
+
 export class Executor {
+  /** `instanceof` reads a `Symbol.for` brand: an executor from another loaded copy of core is one too. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return brandedInstance(Executor, value);
+  }
+
+  static {
+    branded(Executor, EXECUTOR_BRAND);
+  }
+
   readonly #maxConcurrency: number;
   readonly #maxQueue: number;
   readonly #requestTimeout: number;
@@ -100,29 +119,19 @@ export class Executor {
   readonly #deadlines = new Map<number, DeadlineList>();
 
   constructor(options: ExecutorOptions = {}) {
-    if (typeof options !== 'object' || options === null) {
-      throw new TypeError(`options must be an object, got ${describe(options)}`);
-    }
-    this.#maxConcurrency = integerOption(
-      'maxConcurrency',
-      options.maxConcurrency,
-      DEFAULT_MAX_CONCURRENCY,
-      1,
-    );
-    this.#maxQueue = integerOption('maxQueue', options.maxQueue, DEFAULT_MAX_QUEUE, 0);
-    this.#requestTimeout = timeoutOption('requestTimeout', options.requestTimeout, DEFAULT_REQUEST_TIMEOUT);
-    this.#maxSubscriptions = integerOption(
-      'maxSubscriptions',
-      options.maxSubscriptions,
-      DEFAULT_MAX_SUBSCRIPTIONS,
-      1,
-    );
+    // `undefined` values are how hosts pass "not set" through, so they are not unknown options.
+    checkOptions('Executor', options, EXECUTOR_OPTIONS);
+    this.#maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+    this.#maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
+    this.#requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
+    this.#maxSubscriptions = options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
     trackExecutor(this);
   }
 
   /**
    * Runs `task` when a slot is free. The returned promise never throws synchronously: invalid
-   * arguments reject it with a TypeError or RangeError, refusal with an ExecutorError.
+   * arguments reject it with a TypeError (a `timeout` breaking its rule: `SNODO_ERR_INVALID_OPTION`),
+   * refusal with an ExecutorError.
    */
   submit<T>(task: (signal: AbortSignal) => Promise<T> | T, options: SubmitOptions = {}): Promise<T> {
     let timeout: number;
@@ -131,7 +140,7 @@ export class Executor {
       if (typeof options !== 'object' || options === null) {
         throw new TypeError(`options must be an object, got ${describe(options)}`);
       }
-      timeout = timeoutOption('timeout', options.timeout, this.#requestTimeout);
+      timeout = option('timeout', options.timeout, COMMON_RULES.requestTimeout, this.#requestTimeout);
       if (options.signal !== undefined && !isAbortSignal(options.signal)) {
         throw new TypeError(`signal must be an AbortSignal, got ${describe(options.signal)}`);
       }
@@ -502,25 +511,6 @@ function isAbortSignal(value: unknown): value is AbortSignal {
     typeof (value as AbortSignal).addEventListener === 'function' &&
     typeof (value as AbortSignal).removeEventListener === 'function'
   );
-}
-
-function integerOption(name: string, value: unknown, fallback: number, min: 0 | 1): number {
-  if (value === undefined) return fallback;
-  const rule = min === 1 ? 'a positive integer' : 'a non-negative integer';
-  if (typeof value !== 'number') throw new TypeError(`${name} must be ${rule}, got ${describe(value)}`);
-  if (!Number.isSafeInteger(value) || value < min)
-    throw new RangeError(`${name} must be ${rule}, got ${describe(value)}`);
-  return value;
-}
-
-function timeoutOption(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  const rule = `a number of milliseconds from 0 to ${MAX_REQUEST_TIMEOUT}, or Infinity`;
-  if (typeof value !== 'number') throw new TypeError(`${name} must be ${rule}, got ${describe(value)}`);
-  if (!(value >= 0 && (value <= MAX_REQUEST_TIMEOUT || value === Number.POSITIVE_INFINITY))) {
-    throw new RangeError(`${name} must be ${rule}, got ${describe(value)}`);
-  }
-  return value;
 }
 
 function describe(value: unknown): string {

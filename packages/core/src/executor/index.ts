@@ -12,7 +12,6 @@ export {
   type ExecutorOptions,
   type ExecutorOwner,
   type ExecutorStats,
-  MAX_REQUEST_TIMEOUT,
   type SubmitOptions,
   type SubscriptionSlot,
 } from './executor.js';

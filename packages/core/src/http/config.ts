@@ -4,7 +4,15 @@ import { optionError } from '../errors/table.js';
 import { Executor } from '../executor/executor.js';
 import type { DecodeLimits } from '../jsonrpc/decode.js';
 import { DEFAULT_MAX_BATCH_ITEMS } from '../limits/defaults.js';
-import { knownOptions, positiveInteger } from '../limits/validate.js';
+import {
+  COMMON_RULES,
+  checkOptions,
+  describeValue,
+  instance,
+  type OptionSchema,
+  other,
+  positive,
+} from '../limits/validate.js';
 import { type CorsOptions, type CorsRules, parseCors } from './cors.js';
 import {
   DEFAULT_ALLOWED_ORIGIN_HOSTS,
@@ -125,13 +133,11 @@ const kConfig = Symbol.for('snodo.HttpConfig');
  */
 export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
   if (isConfig(options)) return options;
-  if (typeof options !== 'object' || options === null) throw optionError('HTTP options must be an object');
-  knownOptions('HTTP', options, HTTP_OPTION_NAMES);
+  checkOptions('HTTP', options, HTTP_OPTIONS);
   if (options.path !== undefined && (typeof options.path !== 'string' || !options.path.startsWith('/'))) {
     throw optionError(`path must be a string starting with "/", got ${JSON.stringify(options.path)}`);
   }
   if (options.executor !== undefined) {
-    if (!(options.executor instanceof Executor)) throw optionError('executor must be an Executor');
     for (const name of ['maxConcurrency', 'maxQueue', 'maxSubscriptions'] as const) {
       if (options[name] !== undefined) {
         throw optionError(
@@ -141,7 +147,9 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
     }
   }
   if (options.control !== undefined && !isControlChannel(options.control)) {
-    throw optionError('control must have attach and deliver methods (a ControlChannel)');
+    throw optionError(
+      `control must be a ControlChannel (attach and deliver methods), got ${describeValue(options.control)}`,
+    );
   }
   if (options.sessionStore !== undefined) {
     const store = options.sessionStore as Partial<SessionStore>;
@@ -161,12 +169,6 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
     }
   }
   const requestTimeout = options.requestTimeout;
-  if (
-    requestTimeout !== undefined &&
-    (typeof requestTimeout !== 'number' || !(requestTimeout >= 0) || !Number.isFinite(requestTimeout))
-  ) {
-    throw optionError(`requestTimeout must be a number of milliseconds >= 0, got ${String(requestTimeout)}`);
-  }
   if (
     options.shutdownSignal !== undefined &&
     typeof options.shutdownSignal?.addEventListener !== 'function'
@@ -189,19 +191,12 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
     allowedOrigins: parseAllowedOrigins(options.allowedOrigins),
     hostRules:
       options.allowedHosts === undefined ? undefined : parseHostRules('allowedHosts', options.allowedHosts),
-    keepAliveInterval: positiveInteger(
-      'keepAliveInterval',
-      options.keepAliveInterval,
-      DEFAULT_KEEP_ALIVE_INTERVAL,
-    ),
-    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    keepAliveInterval: options.keepAliveInterval ?? DEFAULT_KEEP_ALIVE_INTERVAL,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     // undefined: the executor's own deadline; 0 disables it (the executor's rule).
     requestTimeout,
     executor,
-    overloadRetryAfter:
-      options.overloadRetryAfter === undefined
-        ? undefined
-        : positiveInteger('overloadRetryAfter', options.overloadRetryAfter, 1),
+    overloadRetryAfter: options.overloadRetryAfter,
     sessions:
       options.sessionStore ??
       new MemorySessionStore({
@@ -210,7 +205,7 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
       }),
     local: new LocalSessions(options.control),
     scopes: new CancellationScopes(),
-    maxBatchItems: positiveInteger('maxBatchItems', options.maxBatchItems, DEFAULT_MAX_BATCH_ITEMS),
+    maxBatchItems: options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS,
     decodeLimits: options.decodeLimits,
     shutdownSignal: options.shutdownSignal,
     auth: parseAuth(options.auth),
@@ -221,31 +216,34 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
   return Object.freeze(config);
 }
 
-/** Every option `resolveHttpOptions` takes; hosts add their own to it when they check theirs. */
-export const HTTP_OPTION_NAMES: readonly (keyof HttpOptions)[] = [
-  'path',
-  'allowedOriginHosts',
-  'allowedOrigins',
-  'allowedHosts',
-  'keepAliveInterval',
-  'maxBodyBytes',
-  'requestTimeout',
-  'executor',
-  'maxConcurrency',
-  'maxQueue',
-  'maxSubscriptions',
-  'overloadRetryAfter',
-  'control',
-  'sessionStore',
-  'maxSessions',
-  'sessionIdleTimeout',
-  'maxBatchItems',
-  'decodeLimits',
-  'shutdownSignal',
-  'auth',
-  'cors',
-  'health',
-];
+/** Every option `resolveHttpOptions` takes, with its rule; hosts add their own to it. */
+export const HTTP_OPTIONS: OptionSchema = Object.freeze({
+  path: other('a string starting with "/"'),
+  allowedOriginHosts: other('a list of host or host:port'),
+  allowedOrigins: other('a list of origins or a predicate'),
+  allowedHosts: other('a list of host or host:port'),
+  keepAliveInterval: COMMON_RULES.keepAliveInterval,
+  maxBodyBytes: COMMON_RULES.maxBodyBytes,
+  requestTimeout: COMMON_RULES.requestTimeout,
+  executor: instance(Executor, 'an Executor'),
+  maxConcurrency: COMMON_RULES.maxConcurrency,
+  maxQueue: COMMON_RULES.maxQueue,
+  maxSubscriptions: COMMON_RULES.maxSubscriptions,
+  overloadRetryAfter: positive,
+  control: other('a ControlChannel (attach and deliver methods)'),
+  sessionStore: other('a session store (get, set, delete)'),
+  maxSessions: COMMON_RULES.maxSessions,
+  sessionIdleTimeout: COMMON_RULES.sessionIdleTimeout,
+  maxBatchItems: COMMON_RULES.maxBatchItems,
+  decodeLimits: other('decode limits'),
+  shutdownSignal: other('an AbortSignal'),
+  auth: other('a resource server or its options'),
+  cors: other('CORS options'),
+  health: other('health options'),
+});
+
+/** The names of `HTTP_OPTIONS`. */
+export const HTTP_OPTION_NAMES = Object.keys(HTTP_OPTIONS) as readonly (keyof HttpOptions)[];
 
 export function isConfig(value: unknown): value is HttpConfig {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[kConfig] === true;
@@ -259,15 +257,4 @@ export function withAuth(config: HttpConfig, auth: ResourceServer): HttpConfig {
   const next: HttpConfig = { ...config, auth: parseAuth(auth) };
   Object.defineProperty(next, kConfig, { value: true });
   return Object.freeze(next);
-}
-
-/** An absolute http: or https: URL, as `publicUrl` options must be. */
-export function isHttpUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
 }

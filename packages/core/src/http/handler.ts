@@ -3,10 +3,10 @@ import type { ResourceServer } from '../auth/resource-server.js';
 import type { AuthInfo } from '../dispatch/context.js';
 import { ErrorCode } from '../errors/codes.js';
 import { optionError } from '../errors/table.js';
-import { nonNegativeInteger } from '../limits/validate.js';
+import { COMMON_RULES, checkOptions, fn, type OptionSchema } from '../limits/validate.js';
 import type { Runtime } from '../router/runtime.js';
 import { type BodyLimits, bodyRefusal, readBody } from './body.js';
-import { type HttpConfig, type HttpOptions, isHttpUrl, resolveHttpOptions, withAuth } from './config.js';
+import { HTTP_OPTIONS, type HttpConfig, type HttpOptions, resolveHttpOptions, withAuth } from './config.js';
 import { withCors } from './cors.js';
 import { DEFAULT_BODY_TIMEOUT } from './defaults.js';
 import { execute } from './execute.js';
@@ -18,7 +18,7 @@ import { sseText } from './sse.js';
 import { type HttpRequest, type HttpResponse, isStreamResponse } from './types.js';
 
 export interface HttpHandlerOptions extends HttpOptions {
-  /** ms from when the body starts being read until it is complete (408 after); 0 disables it. Default 10,000. */
+  /** ms from when the body starts being read until it is complete (408 after). Default 10,000. */
   bodyTimeout?: number;
   /**
    * The endpoint URL clients use when the host sits behind a reverse proxy (e.g.
@@ -54,6 +54,14 @@ export interface HttpHandler {
 
 const encoder = new TextEncoder();
 
+/** What `createHttpHandler` (and `createFetchHandler`) take, with every rule: core's HTTP options and three of its own. */
+export const HTTP_HANDLER_OPTIONS: OptionSchema = Object.freeze({
+  ...HTTP_OPTIONS,
+  bodyTimeout: COMMON_RULES.bodyTimeout,
+  publicUrl: COMMON_RULES.publicUrl,
+  authenticate: fn,
+});
+
 /** What the listener and the Fastify plugin reach through `@snodo/core/internal`. */
 interface HandlerState {
   config: HttpConfig;
@@ -66,7 +74,7 @@ const STATES = new WeakMap<HttpHandler, HandlerState>();
  * `x-mcp-header` annotations too.
  */
 export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions = {}): HttpHandler {
-  if (typeof options !== 'object' || options === null) throw optionError('HTTP options must be an object');
+  checkOptions('createHttpHandler', options, HTTP_HANDLER_OPTIONS);
   const { authenticate, publicUrl, bodyTimeout, ...httpOptions } = options;
   const shutdown = new AbortController();
   const given = httpOptions.shutdownSignal;
@@ -75,21 +83,15 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
     if (given.aborted) shutdown.abort(given.reason);
     else given.addEventListener('abort', () => shutdown.abort(given.reason), { once: true });
   }
-  if (authenticate !== undefined && typeof authenticate !== 'function') {
-    throw optionError('authenticate must be a function');
-  }
   if (authenticate !== undefined && config0.auth !== undefined) {
     throw optionError('authenticate and auth exclude each other: auth verifies bearer tokens itself');
-  }
-  if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
-    throw optionError(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
   }
   paramHeadersOf(runtime);
   const state: HandlerState = {
     config: config0,
     limits: {
       maxBodyBytes: config0.maxBodyBytes,
-      bodyTimeout: nonNegativeInteger('bodyTimeout', bodyTimeout, DEFAULT_BODY_TIMEOUT),
+      bodyTimeout: bodyTimeout ?? DEFAULT_BODY_TIMEOUT,
     },
   };
   const identify = authenticate as ((request: unknown) => Promise<AuthInfo | undefined>) | undefined;

@@ -11,7 +11,7 @@ import {
 } from '../engine/control.js';
 import { encodeJson } from '../json/index.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
-import { nonNegativeInteger, positiveInteger } from '../limits/validate.js';
+import { COMMON_RULES, option } from '../limits/validate.js';
 import type { Runtime } from '../router/runtime.js';
 import { openSessionNotifications } from '../subscriptions/session-notifications.js';
 import {
@@ -61,10 +61,11 @@ export class MemorySessionStore implements SessionStore {
   readonly #now: () => number;
 
   constructor(options: MemorySessionStoreOptions = {}) {
-    this.#max = positiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS);
-    this.#idle = nonNegativeInteger(
+    this.#max = option('maxSessions', options.maxSessions, COMMON_RULES.maxSessions, DEFAULT_MAX_SESSIONS);
+    this.#idle = option(
       'sessionIdleTimeout',
       options.sessionIdleTimeout,
+      COMMON_RULES.sessionIdleTimeout,
       DEFAULT_SESSION_IDLE_TIMEOUT,
     );
     this.#now = options.now ?? Date.now;

@@ -59,3 +59,9 @@ export const DEFAULT_TASK_LEASE_MS = 30_000;
 export const DEFAULT_MAX_LISTEN_TASK_IDS = 64;
 /** Tasks an in-memory task store holds, running and finished; a new task beyond it is refused. */
 export const DEFAULT_MAX_TASKS = 1_000;
+
+/**
+ * The longest delay a timer honours (2^31 - 1 ms, about 24.8 days); a longer one fires at once.
+ * Every duration option of every package is bounded by this one constant.
+ */
+export const MAX_TIMER_DELAY = 2_147_483_647;

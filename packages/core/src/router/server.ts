@@ -12,7 +12,7 @@ import {
   MAX_MRTR_KEYS,
   MIN_MRTR_SECRET_BYTES,
 } from '../limits/defaults.js';
-import { nonNegativeInteger, oneOf, positiveInteger } from '../limits/validate.js';
+import { enumOf, nonNegativeInteger, option, positiveInteger } from '../limits/validate.js';
 import { sortByPrecedence } from '../ops/resources.js';
 import {
   type CacheHint,
@@ -219,10 +219,10 @@ export function createServer(definition: ServerDefinition): Runtime {
     shaping: Object.freeze({
       serverInfo,
       ttlMs: nonNegativeInteger('cache.ttlMs', definition.cache?.ttlMs, DEFAULT_TTL_MS),
-      cacheScope: oneOf(
+      cacheScope: option<'public' | 'private'>(
         'cache.cacheScope',
         definition.cache?.cacheScope,
-        ['public', 'private'],
+        enumOf('public', 'private'),
         DEFAULT_CACHE_SCOPE,
       ),
     }),

@@ -16,7 +16,7 @@ import {
   DEFAULT_TASK_RESULT_TTL_MS,
   DEFAULT_TASK_TIMEOUT,
 } from '../limits/defaults.js';
-import { knownOptions, nonNegativeInteger, positiveInteger } from '../limits/validate.js';
+import { duration, knownOptions, option, positiveInteger } from '../limits/validate.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { ExtensionDefinition } from '../router/extension.js';
 import { openTaskFeed, type TaskFeed } from './feed.js';
@@ -130,14 +130,15 @@ export class TaskManager {
       DEFAULT_MAX_RUNNING_TASKS,
     );
     this.taskTimeout = timeoutOption(options.taskTimeout);
-    this.resultTtlMs = positiveInteger('resultTtlMs', options.resultTtlMs, DEFAULT_TASK_RESULT_TTL_MS);
-    this.pollIntervalMs = positiveInteger(
+    this.resultTtlMs = option('resultTtlMs', options.resultTtlMs, duration(1), DEFAULT_TASK_RESULT_TTL_MS);
+    this.pollIntervalMs = option(
       'pollIntervalMs',
       options.pollIntervalMs,
+      duration(1),
       DEFAULT_TASK_POLL_INTERVAL_MS,
     );
-    this.taskAfterMs = nonNegativeInteger('taskAfterMs', options.taskAfterMs, DEFAULT_TASK_AFTER_MS);
-    this.leaseMs = positiveInteger('leaseMs', options.leaseMs, DEFAULT_TASK_LEASE_MS);
+    this.taskAfterMs = option('taskAfterMs', options.taskAfterMs, duration(0), DEFAULT_TASK_AFTER_MS);
+    this.leaseMs = option('leaseMs', options.leaseMs, duration(1), DEFAULT_TASK_LEASE_MS);
     this.maxListenTaskIds = positiveInteger(
       'maxListenTaskIds',
       options.maxListenTaskIds,
@@ -407,13 +408,8 @@ function outcomeOf(error: unknown): Outcome {
   return failure(ErrorCode.InternalError, 'Internal error');
 }
 
+/** `taskTimeout`: 0 and Infinity both mean none (0 for the executor). */
 function timeoutOption(value: unknown): number {
-  if (value === undefined) return DEFAULT_TASK_TIMEOUT;
-  if (value === 0 || value === Number.POSITIVE_INFINITY) return 0;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647) {
-    throw optionError(
-      'taskTimeout must be an integer number of ms from 1 to 2147483647, or 0/Infinity for none',
-    );
-  }
-  return value;
+  const timeout = option('taskTimeout', value, duration(0, true), DEFAULT_TASK_TIMEOUT);
+  return timeout === Number.POSITIVE_INFINITY ? 0 : timeout;
 }
