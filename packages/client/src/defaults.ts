@@ -24,8 +24,6 @@ export const DEFAULT_TERM_TIMEOUT = 2_000;
 export const STDERR_TAIL_CHARS = 4_096;
 /** Keep-alive connections the HTTP pool opens to the server at most. */
 export const DEFAULT_HTTP_CONNECTIONS = 16;
-/** The longest delay `setTimeout` honours. */
-export const MAX_TIMEOUT = 2_147_483_647;
 /** Tasks: ms between polls of a task whose server suggests no `pollIntervalMs`. */
 export const DEFAULT_TASK_POLL_INTERVAL = 1_000;
 /** Tasks: the longest wait between polls the backoff reaches (a server's longer `pollIntervalMs` wins). */

@@ -9,12 +9,22 @@ import {
   TASKS_EXTENSION,
 } from '@snodo/core';
 import {
+  COMMON_RULES,
+  checkOption,
+  duration,
+  enumOf,
+  fn,
+  type OptionSchema,
+  option,
+  other,
+  positive,
+} from '@snodo/core/internal';
+import {
   DEFAULT_MAX_INPUT_ROUNDS,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_TASK_POLL_INTERVAL,
   DEFAULT_PROBE_TIMEOUT,
   DEFAULT_REQUEST_TIMEOUT,
-  MAX_TIMEOUT,
 } from './defaults.js';
 import { optionError } from './errors.js';
 import type { ConnectOptions } from './types.js';
@@ -42,8 +52,31 @@ export interface Settings {
   readonly maxTaskPollInterval: number;
 }
 
+/** `connect(target, options)`'s options, with every rule. */
+export const CONNECT_OPTIONS: OptionSchema = Object.freeze({
+  clientInfo: other('{ name, version } strings'),
+  protocolVersions: other('a non-empty array of revisions'),
+  capabilities: other('client capabilities'),
+  onElicit: fn,
+  onSample: fn,
+  onRoots: fn,
+  onNotification: fn,
+  onWarning: fn,
+  onStderr: fn,
+  authorization: fn,
+  timeout: duration(0, true),
+  probeTimeout: duration(0, true),
+  maxInputRounds: COMMON_RULES.maxInputRounds,
+  maxPages: positive,
+  cache: other('a boolean or { maxEntries }'),
+  tasks: other('a boolean or { maxPollInterval }'),
+  logLevel: enumOf(...LOG_LEVELS),
+});
+
 export function resolveSettings(options: ConnectOptions): Settings {
   if (typeof options !== 'object' || options === null) throw optionError('options must be an object');
+  for (const [name, rule] of Object.entries(CONNECT_OPTIONS))
+    checkOption(name, (options as unknown as Record<string, unknown>)[name], rule);
   const versions = options.protocolVersions ?? SUPPORTED_VERSIONS;
   if (!Array.isArray(versions) || versions.length === 0) {
     throw optionError('protocolVersions must be a non-empty array of revisions');
@@ -55,25 +88,9 @@ export function resolveSettings(options: ConnectOptions): Settings {
       );
     }
   }
-  for (const name of [
-    'onElicit',
-    'onSample',
-    'onRoots',
-    'onNotification',
-    'onWarning',
-    'onStderr',
-    'authorization',
-  ] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function') {
-      throw optionError(`${name} must be a function`);
-    }
-  }
   const clientInfo = options.clientInfo ?? { name: '@snodo/client', version: CLIENT_VERSION };
   if (typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
     throw optionError('clientInfo needs a string name and version');
-  }
-  if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
-    throw optionError(`logLevel must be one of ${LOG_LEVELS.join(', ')}`);
   }
   const capabilities: ClientCapabilities = { ...options.capabilities };
   if (options.onElicit) capabilities.elicitation ??= {};
@@ -96,38 +113,26 @@ export function resolveSettings(options: ConnectOptions): Settings {
     onWarning: options.onWarning,
     timeout: timeout('timeout', options.timeout, DEFAULT_REQUEST_TIMEOUT),
     probeTimeout: timeout('probeTimeout', options.probeTimeout, DEFAULT_PROBE_TIMEOUT),
-    maxInputRounds: positive('maxInputRounds', options.maxInputRounds, DEFAULT_MAX_INPUT_ROUNDS),
-    maxPages: positive('maxPages', options.maxPages, DEFAULT_MAX_PAGES),
+    maxInputRounds: options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+    maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
     cache: cache !== false,
     cacheEntries:
       typeof cache === 'object'
-        ? positive('cache.maxEntries', cache.maxEntries, Number.POSITIVE_INFINITY)
+        ? option('cache.maxEntries', cache.maxEntries, positive, Number.POSITIVE_INFINITY)
         : undefined,
     logLevel: options.logLevel,
     tasks: capabilities.extensions?.[TASKS_EXTENSION] !== undefined,
-    maxTaskPollInterval: positive(
+    maxTaskPollInterval: option(
       'tasks.maxPollInterval',
       typeof tasks === 'object' ? tasks.maxPollInterval : undefined,
+      duration(1),
       DEFAULT_MAX_TASK_POLL_INTERVAL,
     ),
   };
 }
 
+/** A deadline option: 0 and Infinity both mean none (0 inside the client). */
 function timeout(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (value === 0 || value === Number.POSITIVE_INFINITY) return 0;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT) {
-    throw optionError(
-      `${name} must be an integer number of ms from 1 to ${MAX_TIMEOUT}, or 0/Infinity for none`,
-    );
-  }
-  return value;
-}
-
-function positive(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw optionError(`${name} must be a positive integer`);
-  }
-  return value;
+  const ms = option(name, value, duration(0, true), fallback);
+  return ms === Number.POSITIVE_INFINITY ? 0 : ms;
 }

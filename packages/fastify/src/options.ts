@@ -6,9 +6,16 @@ import {
   type HttpHandler,
   type HttpOptions,
   type Runtime,
-  SnodoError,
 } from '@snodo/core';
-import { HTTP_OPTION_NAMES, handlerConfig, knownOptions } from '@snodo/core/internal';
+import {
+  COMMON_RULES,
+  checkOptions,
+  HTTP_OPTIONS,
+  handlerConfig,
+  type OptionSchema,
+  optionError,
+  other,
+} from '@snodo/core/internal';
 import type { BodyLimits } from './body.js';
 import { DEFAULT_BODY_TIMEOUT, DEFAULT_PATH } from './defaults.js';
 import type { DrainBounds } from './drain.js';
@@ -24,7 +31,7 @@ export interface SnodoFastifyOptions extends Omit<HttpOptions, 'path' | 'cors' |
   path?: string;
   /**
    * Milliseconds the whole request body may take, counted from when the plugin starts reading it
-   * (after the application's `onRequest` and `preParsing` hooks): 408 after. 0 disables it.
+   * (after the application's `onRequest` and `preParsing` hooks): 408 after. From 1 to 2,147,483,647.
    * Default 10,000.
    */
   bodyTimeout?: number;
@@ -59,9 +66,6 @@ export interface PluginConfig {
   readonly publicUrl: string | undefined;
 }
 
-// Timers above 2^31-1 ms fire at once.
-const MAX_MS = 2_147_483_647;
-
 /** Core options a Fastify application has its own way for. */
 const APP_CONCERNS: Readonly<Record<string, string>> = {
   cors: 'register @fastify/cors',
@@ -71,21 +75,19 @@ const APP_CONCERNS: Readonly<Record<string, string>> = {
 /** Options Fastify's `register` takes for itself; they reach the plugin function too. */
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
 
-/** What the plugin takes: its own options, Fastify's register options and core's HTTP options. */
-const PLUGIN_OPTION_NAMES = [
-  'runtime',
-  'path',
-  'bodyTimeout',
-  'maxDrainBytes',
-  'drainTimeout',
-  'publicUrl',
-  ...REGISTER_OPTIONS,
-  ...HTTP_OPTION_NAMES.filter((name) => name !== 'path' && !(name in APP_CONCERNS)),
-];
-
-function optionError(message: string): SnodoError {
-  return new SnodoError('SNODO_ERR_INVALID_OPTION', message);
-}
+/** What the plugin takes, with every rule: its own options, Fastify's register options and core's HTTP options. */
+export const PLUGIN_OPTIONS: OptionSchema = Object.freeze({
+  runtime: other('the value createServer() returned'),
+  ...Object.fromEntries(
+    Object.entries(HTTP_OPTIONS).filter(([name]) => name !== 'path' && !(name in APP_CONCERNS)),
+  ),
+  path: other('a string starting with "/"'),
+  bodyTimeout: COMMON_RULES.bodyTimeout,
+  maxDrainBytes: COMMON_RULES.maxDrainBytes,
+  drainTimeout: COMMON_RULES.drainTimeout,
+  publicUrl: COMMON_RULES.publicUrl,
+  ...Object.fromEntries(REGISTER_OPTIONS.map((name) => [name, other("Fastify's register option")])),
+});
 
 /**
  * Validates the plugin options; the message names the option and its rule. Core validates and
@@ -97,7 +99,7 @@ export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: Abo
     if ((options as unknown as Record<string, unknown>)[name] !== undefined)
       throw optionError(`${name} is the application's in Fastify: ${instead}`);
   }
-  knownOptions('@snodo/fastify', options, PLUGIN_OPTION_NAMES);
+  checkOptions('@snodo/fastify', options, PLUGIN_OPTIONS);
   const {
     runtime,
     path = DEFAULT_PATH,
@@ -107,9 +109,6 @@ export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: Abo
     publicUrl,
     ...rest
   } = options;
-  if (publicUrl !== undefined && !/^https?:\/\/[^/?#]+/.test(String(publicUrl))) {
-    throw optionError(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
-  }
   const httpOptions: Record<string, unknown> = { ...rest };
   for (const name of REGISTER_OPTIONS) delete httpOptions[name];
   if (path === '' || typeof path !== 'string' || !path.startsWith('/')) {
@@ -121,19 +120,6 @@ export function resolveOptions(options: SnodoFastifyOptions, shutdownSignal: Abo
     !Array.isArray((runtime as Partial<Runtime>).versions)
   ) {
     throw optionError('runtime is required: pass the value createServer() returned');
-  }
-  if (typeof bodyTimeout !== 'number' || !Number.isInteger(bodyTimeout) || bodyTimeout < 0) {
-    throw optionError(
-      `bodyTimeout must be a non-negative integer of milliseconds, got ${String(bodyTimeout)}`,
-    );
-  }
-  for (const [name, value] of [
-    ['maxDrainBytes', maxDrainBytes],
-    ['drainTimeout', drainTimeout],
-  ] as const) {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_MS) {
-      throw optionError(`${name} must be a positive integer (at most ${MAX_MS}), got ${String(value)}`);
-    }
   }
   const given = httpOptions.shutdownSignal as AbortSignal | undefined;
   if (given !== undefined && typeof given?.addEventListener !== 'function') {

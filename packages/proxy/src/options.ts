@@ -1,3 +1,13 @@
+import {
+  COMMON_RULES,
+  checkOption,
+  checkOptions,
+  duration,
+  fn,
+  type OptionSchema,
+  other,
+  positive,
+} from '@snodo/core/internal';
 import type { BackendSpec, BackendStatus } from './backend.js';
 import {
   BACKEND_ID,
@@ -79,23 +89,32 @@ export interface Settings {
   readonly onSessionChange: ProxyOptions['onSessionChange'];
 }
 
-/** The longest delay `setTimeout` honours. */
-const MAX_DELAY = 2_147_483_647;
 const SEPARATOR = /^[A-Za-z0-9_.-]{1,8}$/;
 const PREFIX = /^[A-Za-z0-9_.-]{0,63}$/;
 
-function positive(name: string, value: unknown, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw optionError(`${name} must be an integer from 1 to ${max}, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
+/** What `createProxy` takes, with every rule. */
+export const PROXY_OPTIONS: OptionSchema = Object.freeze({
+  backends: other('an array of backend specs'),
+  maxBackends: positive,
+  maxCatalogItems: positive,
+  healthIntervalMs: duration(1),
+  reconnectDelayMs: duration(1),
+  separator: other('1 to 8 of the characters A-Z a-z 0-9 _ . -'),
+  authorization: other('an authorization policy'),
+  pageSize: COMMON_RULES.pageSize,
+  inputTimeoutMs: duration(1),
+  maxParkedCalls: positive,
+  maxBackendSessions: positive,
+  backendSessionIdleMs: duration(1),
+  maxInputRounds: COMMON_RULES.maxInputRounds,
+  onHealthChange: fn,
+  onWarning: fn,
+  onSessionChange: fn,
+});
 
 /** Validates `createProxy`'s options once; every message names the option and its rule. */
 export function resolveSettings(options: ProxyOptions): Settings {
-  if (typeof options !== 'object' || options === null)
-    throw optionError('createProxy needs an options object');
+  checkOptions('createProxy', options, PROXY_OPTIONS);
   const separator = options.separator ?? DEFAULT_SEPARATOR;
   if (typeof separator !== 'string' || !SEPARATOR.test(separator)) {
     throw optionError(
@@ -104,44 +123,21 @@ export function resolveSettings(options: ProxyOptions): Settings {
   }
   const problem = policyProblem('authorization', options.authorization);
   if (problem) throw optionError(problem);
-  for (const name of ['onHealthChange', 'onWarning', 'onSessionChange'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'function')
-      throw optionError(`${name} must be a function`);
-  }
   if (options.backends !== undefined && !Array.isArray(options.backends))
     throw optionError('backends must be an array');
   return {
-    maxBackends: positive('maxBackends', options.maxBackends, DEFAULT_MAX_BACKENDS),
-    maxCatalogItems: positive('maxCatalogItems', options.maxCatalogItems, DEFAULT_MAX_CATALOG_ITEMS),
-    healthIntervalMs: positive(
-      'healthIntervalMs',
-      options.healthIntervalMs,
-      DEFAULT_HEALTH_INTERVAL_MS,
-      MAX_DELAY,
-    ),
-    reconnectDelayMs: positive(
-      'reconnectDelayMs',
-      options.reconnectDelayMs,
-      DEFAULT_RECONNECT_DELAY_MS,
-      MAX_DELAY,
-    ),
+    maxBackends: options.maxBackends ?? DEFAULT_MAX_BACKENDS,
+    maxCatalogItems: options.maxCatalogItems ?? DEFAULT_MAX_CATALOG_ITEMS,
+    healthIntervalMs: options.healthIntervalMs ?? DEFAULT_HEALTH_INTERVAL_MS,
+    reconnectDelayMs: options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS,
     separator,
     authorization: options.authorization,
-    pageSize: positive('pageSize', options.pageSize, DEFAULT_PAGE_SIZE),
-    inputTimeoutMs: positive('inputTimeoutMs', options.inputTimeoutMs, DEFAULT_INPUT_TIMEOUT_MS, MAX_DELAY),
-    maxParkedCalls: positive('maxParkedCalls', options.maxParkedCalls, DEFAULT_MAX_PARKED_CALLS),
-    maxInputRounds: positive('maxInputRounds', options.maxInputRounds, DEFAULT_MAX_INPUT_ROUNDS),
-    maxBackendSessions: positive(
-      'maxBackendSessions',
-      options.maxBackendSessions,
-      DEFAULT_MAX_BACKEND_SESSIONS,
-    ),
-    backendSessionIdleMs: positive(
-      'backendSessionIdleMs',
-      options.backendSessionIdleMs,
-      DEFAULT_BACKEND_SESSION_IDLE_MS,
-      MAX_DELAY,
-    ),
+    pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
+    inputTimeoutMs: options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS,
+    maxParkedCalls: options.maxParkedCalls ?? DEFAULT_MAX_PARKED_CALLS,
+    maxInputRounds: options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+    maxBackendSessions: options.maxBackendSessions ?? DEFAULT_MAX_BACKEND_SESSIONS,
+    backendSessionIdleMs: options.backendSessionIdleMs ?? DEFAULT_BACKEND_SESSION_IDLE_MS,
     onHealthChange: options.onHealthChange,
     onWarning: options.onWarning,
     onSessionChange: options.onSessionChange,
@@ -177,7 +173,7 @@ export function checkBackendSpec(where: string, spec: unknown): BackendSpec {
       `${where}.sessionMode must be 'per-principal' or 'shared', got ${JSON.stringify(typed.sessionMode)}`,
     );
   }
-  positive(`${where}.maxSessions`, typed.maxSessions, 1);
+  checkOption(`${where}.maxSessions`, typed.maxSessions, positive);
   if (
     typed.clientOptions !== undefined &&
     (typeof typed.clientOptions !== 'object' || typed.clientOptions === null)

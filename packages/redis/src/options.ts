@@ -2,10 +2,17 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_TASKS,
   DEFAULT_SESSION_IDLE_TIMEOUT,
-  MAX_REQUEST_TIMEOUT,
-  SnodoError,
+  type SnodoError,
 } from '@snodo/core';
-import { knownOptions, nonNegativeInteger, positiveInteger } from '@snodo/core/internal';
+import {
+  COMMON_RULES,
+  checkOptions,
+  duration,
+  type OptionSchema,
+  optionError,
+  other,
+  positive,
+} from '@snodo/core/internal';
 import {
   DEFAULT_COMMAND_TIMEOUT,
   DEFAULT_CONNECT_TIMEOUT,
@@ -65,25 +72,26 @@ export interface RedisConfig {
   readonly maxControlBytes: number;
 }
 
-export const REDIS_OPTION_NAMES: readonly (keyof RedisOptions)[] = [
-  'url',
-  'prefix',
-  'maxSessions',
-  'sessionIdleTimeout',
-  'commandTimeout',
-  'connectTimeout',
-  'maxReconnectDelay',
-  'maxMessageBytes',
-  'maxTasks',
-  'taskUpdateAttempts',
-  'ownerTtl',
-  'controlTimeout',
-  'maxControlBytes',
-];
+/** What `connectRedis` takes, with every rule. */
+export const REDIS_OPTIONS: OptionSchema = Object.freeze({
+  url: other('a redis:// or rediss:// URL'),
+  prefix: other('a non-empty string'),
+  maxSessions: COMMON_RULES.maxSessions,
+  sessionIdleTimeout: COMMON_RULES.sessionIdleTimeout,
+  commandTimeout: duration(1),
+  connectTimeout: duration(1),
+  maxReconnectDelay: duration(1),
+  maxMessageBytes: COMMON_RULES.maxMessageBytes,
+  maxTasks: positive,
+  taskUpdateAttempts: positive,
+  // At least 3 ms, so that a refresh every third of it is a timer of at least 1 ms.
+  ownerTtl: duration(3),
+  controlTimeout: duration(1),
+  maxControlBytes: positive,
+});
 
 export function resolveRedisOptions(options: RedisOptions): RedisConfig {
-  if (typeof options !== 'object' || options === null) throw invalid('connectRedis needs an options object');
-  knownOptions('connectRedis', options, REDIS_OPTION_NAMES);
+  checkOptions('connectRedis', options, REDIS_OPTIONS);
   if (!isRedisUrl(options.url)) {
     throw invalid(`url must be a redis:// or rediss:// URL, got ${JSON.stringify(options.url)}`);
   }
@@ -94,40 +102,18 @@ export function resolveRedisOptions(options: RedisOptions): RedisConfig {
   return Object.freeze({
     url: options.url,
     prefix,
-    maxSessions: positiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS),
-    sessionIdleTimeout: nonNegativeInteger(
-      'sessionIdleTimeout',
-      options.sessionIdleTimeout,
-      DEFAULT_SESSION_IDLE_TIMEOUT,
-    ),
-    commandTimeout: timer('commandTimeout', options.commandTimeout, DEFAULT_COMMAND_TIMEOUT),
-    connectTimeout: timer('connectTimeout', options.connectTimeout, DEFAULT_CONNECT_TIMEOUT),
-    maxReconnectDelay: timer('maxReconnectDelay', options.maxReconnectDelay, DEFAULT_MAX_RECONNECT_DELAY),
-    maxMessageBytes: positiveInteger('maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
-    maxTasks: positiveInteger('maxTasks', options.maxTasks, DEFAULT_MAX_TASKS),
-    taskUpdateAttempts: positiveInteger(
-      'taskUpdateAttempts',
-      options.taskUpdateAttempts,
-      DEFAULT_TASK_UPDATE_ATTEMPTS,
-    ),
-    ownerTtl: ownerTtl(options.ownerTtl),
-    controlTimeout: timer('controlTimeout', options.controlTimeout, DEFAULT_CONTROL_TIMEOUT),
-    maxControlBytes: positiveInteger('maxControlBytes', options.maxControlBytes, DEFAULT_MAX_CONTROL_BYTES),
+    maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    sessionIdleTimeout: options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
+    commandTimeout: options.commandTimeout ?? DEFAULT_COMMAND_TIMEOUT,
+    connectTimeout: options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT,
+    maxReconnectDelay: options.maxReconnectDelay ?? DEFAULT_MAX_RECONNECT_DELAY,
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    maxTasks: options.maxTasks ?? DEFAULT_MAX_TASKS,
+    taskUpdateAttempts: options.taskUpdateAttempts ?? DEFAULT_TASK_UPDATE_ATTEMPTS,
+    ownerTtl: options.ownerTtl ?? DEFAULT_OWNER_TTL,
+    controlTimeout: options.controlTimeout ?? DEFAULT_CONTROL_TIMEOUT,
+    maxControlBytes: options.maxControlBytes ?? DEFAULT_MAX_CONTROL_BYTES,
   });
-}
-
-/** A positive number of ms a timer can wait (at most 2,147,483,647). */
-function timer(name: string, value: unknown, fallback: number): number {
-  const ms = positiveInteger(name, value, fallback);
-  if (ms > MAX_REQUEST_TIMEOUT) throw invalid(`${name} must be at most ${MAX_REQUEST_TIMEOUT} ms, got ${ms}`);
-  return ms;
-}
-
-/** At least 3 ms, so that a refresh every third of it is a timer of at least 1 ms. */
-function ownerTtl(value: unknown): number {
-  const ms = timer('ownerTtl', value, DEFAULT_OWNER_TTL);
-  if (ms < 3) throw invalid(`ownerTtl must be at least 3 ms, got ${ms}`);
-  return ms;
 }
 
 function isRedisUrl(value: unknown): value is string {
@@ -141,5 +127,5 @@ function isRedisUrl(value: unknown): value is string {
 }
 
 function invalid(message: string): SnodoError {
-  return new SnodoError('SNODO_ERR_INVALID_OPTION', message);
+  return optionError(message);
 }

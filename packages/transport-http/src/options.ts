@@ -1,6 +1,20 @@
 import type { IncomingMessage } from 'node:http';
-import { type AuthInfo, type HttpOptions, type Runtime, SnodoError } from '@snodo/core';
-import { HTTP_OPTION_NAMES, isHttpUrl, isResourceServer, knownOptions } from '@snodo/core/internal';
+import type { AuthInfo, HttpOptions, Runtime, SnodoError } from '@snodo/core';
+import {
+  COMMON_RULES,
+  checkOption,
+  checkOptions,
+  duration,
+  fn,
+  HTTP_OPTIONS,
+  integer,
+  isResourceServer,
+  type OptionRule,
+  type OptionSchema,
+  optionError,
+  other,
+  positive,
+} from '@snodo/core/internal';
 import type { ListenAuth } from './auth.js';
 import {
   DEFAULT_BODY_TIMEOUT,
@@ -88,50 +102,51 @@ export interface ResolvedListenOptions {
   readonly publicUrl: string | undefined;
 }
 
-const LISTENER_KEYS = new Set([
-  'runtime',
-  'port',
-  'host',
-  'path',
-  'maxConnections',
-  'headTimeout',
-  'bodyTimeout',
-  'readTimeout',
-  'maxHeaderBytes',
-  'keepAliveTimeout',
-  'maxRequestsPerConnection',
-  'closeGracePeriod',
-  'maxDrainBytes',
-  'drainTimeout',
-  'authenticate',
-  'auth',
-  'publicUrl',
-]);
+/** The listener's own options, with their rules. */
+const LISTENER_OPTIONS: OptionSchema = Object.freeze({
+  runtime: other('a server runtime from createServer()'),
+  port: integer(0, 65535),
+  host: other('a non-empty string'),
+  path: other('a string starting with "/"'),
+  maxConnections: positive,
+  headTimeout: duration(1),
+  bodyTimeout: COMMON_RULES.bodyTimeout,
+  readTimeout: duration(1),
+  maxHeaderBytes: positive,
+  keepAliveTimeout: duration(1),
+  maxRequestsPerConnection: positive,
+  closeGracePeriod: duration(0),
+  maxDrainBytes: COMMON_RULES.maxDrainBytes,
+  drainTimeout: COMMON_RULES.drainTimeout,
+  authenticate: fn,
+  auth: other('a resource server or its options'),
+  publicUrl: COMMON_RULES.publicUrl,
+});
 
-/** What listen() takes: its own options and core's HTTP options (`shutdownSignal` is the listener's own). */
-const LISTEN_OPTION_NAMES = [
-  ...LISTENER_KEYS,
-  ...HTTP_OPTION_NAMES.filter((name) => name !== 'shutdownSignal' && !LISTENER_KEYS.has(name)),
-];
+const LISTENER_KEYS = new Set(Object.keys(LISTENER_OPTIONS));
+
+/**
+ * What listen() takes, with every rule: its own options and core's HTTP options (`shutdownSignal`
+ * is the listener's own). `maxBodyBytes` is both, with one rule.
+ */
+export const LISTEN_OPTIONS: OptionSchema = Object.freeze({
+  ...Object.fromEntries(Object.entries(HTTP_OPTIONS).filter(([name]) => name !== 'shutdownSignal')),
+  ...LISTENER_OPTIONS,
+});
 
 /** Validates the listener's own options once; the rest go to core's `resolveHttpOptions`. */
 export function splitOptions(options: ListenOptions): { listener: ResolvedListenOptions; http: HttpOptions } {
-  if (typeof options !== 'object' || options === null) throw invalid('listen() needs an options object');
-  knownOptions('listen()', options, LISTEN_OPTION_NAMES);
+  checkOptions('listen()', options, LISTEN_OPTIONS);
   const { runtime, port } = options;
   if (typeof runtime !== 'object' || runtime === null || !('tools' in runtime)) {
     throw invalid('runtime must be a server runtime from createServer()');
   }
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw invalid(`port must be an integer from 0 to 65535, got ${String(port)}`);
+  checkOption('port', port ?? null, LISTENER_OPTIONS.port as OptionRule);
   const host = options.host ?? DEFAULT_HOST;
   if (typeof host !== 'string' || host === '') throw invalid('host must be a non-empty string');
   const path = options.path ?? DEFAULT_PATH;
   if (typeof path !== 'string' || !path.startsWith('/'))
     throw invalid(`path must start with "/", got ${JSON.stringify(path)}`);
-  if (options.authenticate !== undefined && typeof options.authenticate !== 'function') {
-    throw invalid('authenticate must be a function');
-  }
   if (options.authenticate !== undefined && options.auth !== undefined) {
     throw invalid('authenticate and auth exclude each other: auth verifies bearer tokens itself');
   }
@@ -139,9 +154,6 @@ export function splitOptions(options: ListenOptions): { listener: ResolvedListen
     throw invalid('auth must be a resource server or its options');
   }
   const { publicUrl } = options;
-  if (publicUrl !== undefined && !isHttpUrl(publicUrl)) {
-    throw invalid(`publicUrl must be an absolute http(s) URL, got ${JSON.stringify(publicUrl)}`);
-  }
   const http: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) if (!LISTENER_KEYS.has(key)) http[key] = value;
   http.path = path;
@@ -151,46 +163,23 @@ export function splitOptions(options: ListenOptions): { listener: ResolvedListen
       host,
       port,
       path,
-      maxConnections: positive('maxConnections', options.maxConnections, DEFAULT_MAX_CONNECTIONS),
-      headTimeout: positive('headTimeout', options.headTimeout, DEFAULT_HEAD_TIMEOUT),
-      bodyTimeout: positive('bodyTimeout', options.bodyTimeout, DEFAULT_BODY_TIMEOUT),
-      readTimeout: positive('readTimeout', options.readTimeout, DEFAULT_READ_TIMEOUT),
-      maxHeaderBytes: positive('maxHeaderBytes', options.maxHeaderBytes, DEFAULT_MAX_HEADER_BYTES),
-      maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-      keepAliveTimeout: positive('keepAliveTimeout', options.keepAliveTimeout, DEFAULT_KEEP_ALIVE_TIMEOUT),
-      maxRequestsPerConnection: positive(
-        'maxRequestsPerConnection',
-        options.maxRequestsPerConnection,
-        DEFAULT_MAX_REQUESTS_PER_CONNECTION,
-      ),
-      closeGracePeriod: nonNegative('closeGracePeriod', options.closeGracePeriod, DEFAULT_CLOSE_GRACE_PERIOD),
-      maxDrainBytes: positive('maxDrainBytes', options.maxDrainBytes, DEFAULT_MAX_DRAIN_BYTES),
-      drainTimeout: positive('drainTimeout', options.drainTimeout, DEFAULT_DRAIN_TIMEOUT),
+      maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      headTimeout: options.headTimeout ?? DEFAULT_HEAD_TIMEOUT,
+      bodyTimeout: options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT,
+      readTimeout: options.readTimeout ?? DEFAULT_READ_TIMEOUT,
+      maxHeaderBytes: options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      keepAliveTimeout: options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT,
+      maxRequestsPerConnection: options.maxRequestsPerConnection ?? DEFAULT_MAX_REQUESTS_PER_CONNECTION,
+      closeGracePeriod: options.closeGracePeriod ?? DEFAULT_CLOSE_GRACE_PERIOD,
+      maxDrainBytes: options.maxDrainBytes ?? DEFAULT_MAX_DRAIN_BYTES,
+      drainTimeout: options.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT,
       publicUrl,
     }),
     http: http as HttpOptions,
   };
 }
 
-// Timers above 2^31-1 ms fire at once: every duration option stays below that.
-const MAX_MS = 2_147_483_647;
-
-function positive(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_MS) {
-    throw invalid(`${name} must be a positive integer (at most ${MAX_MS}), got ${String(value)}`);
-  }
-  return value;
-}
-
-function nonNegative(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_MS) {
-    throw invalid(`${name} must be a non-negative integer (at most ${MAX_MS}), got ${String(value)}`);
-  }
-  return value;
-}
-
 function invalid(message: string): SnodoError {
-  return new SnodoError('SNODO_ERR_INVALID_OPTION', message);
+  return optionError(message);
 }

@@ -4,5 +4,3 @@
 export const DEFAULT_WRITE_TIMEOUT = 5_000;
 /** Bytes of one input line (newline excluded); a longer line is refused with -32600 before decoding. */
 export const DEFAULT_MAX_LINE_BYTES = 2_000_000;
-/** The longest delay `setTimeout` honours; a longer one would fire after 1 ms. */
-export const MAX_TIMEOUT = 2_147_483_647;

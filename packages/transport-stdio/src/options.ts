@@ -1,5 +1,14 @@
-import { DEFAULT_MAX_BATCH_ITEMS, Executor, MAX_REQUEST_TIMEOUT } from '@snodo/core';
-import { DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITE_TIMEOUT, MAX_TIMEOUT } from './defaults.js';
+import { DEFAULT_MAX_BATCH_ITEMS, Executor } from '@snodo/core';
+import {
+  COMMON_RULES,
+  checkOptions,
+  duration,
+  enumOf,
+  instance,
+  type OptionSchema,
+  other,
+} from '@snodo/core/internal';
+import { DEFAULT_MAX_LINE_BYTES, DEFAULT_WRITE_TIMEOUT } from './defaults.js';
 import { optionError } from './errors.js';
 
 export interface ServeOptions {
@@ -58,42 +67,43 @@ export interface ServeSettings {
   readonly redirectConsole: boolean;
 }
 
+/** What `serve` takes, with every rule. */
+export const SERVE_OPTIONS: OptionSchema = Object.freeze({
+  input: other('a readable stream'),
+  output: other('a writable stream'),
+  writeTimeout: duration(1, true),
+  maxLineBytes: COMMON_RULES.maxLineBytes,
+  maxBatchItems: COMMON_RULES.maxBatchItems,
+  requestTimeout: COMMON_RULES.requestTimeout,
+  executor: instance(Executor, 'an Executor'),
+  maxConcurrency: COMMON_RULES.maxConcurrency,
+  maxQueue: COMMON_RULES.maxQueue,
+  signal: other('an AbortSignal'),
+  console: enumOf('stderr', 'keep'),
+});
+
 /** Validates the options once; every message names the option and its rule. */
 export function resolveOptions(options: ServeOptions): ServeSettings {
-  if (typeof options !== 'object' || options === null)
-    throw invalid(`options must be an object, got ${describe(options)}`);
+  checkOptions('serve', options, SERVE_OPTIONS);
   const { input } = options;
   if (input !== undefined && !isReadable(input)) throw invalid('input must be a readable stream');
   const output = options.output ?? process.stdout;
   if (typeof output.write !== 'function' || typeof output.on !== 'function') {
     throw invalid('output must be a writable stream');
   }
-  const writeTimeout = timeout('writeTimeout', options.writeTimeout, DEFAULT_WRITE_TIMEOUT);
-  const maxLineBytes = positiveInteger('maxLineBytes', options.maxLineBytes, DEFAULT_MAX_LINE_BYTES);
-  const maxBatchItems = positiveInteger('maxBatchItems', options.maxBatchItems, DEFAULT_MAX_BATCH_ITEMS);
-  const requestTimeout = requestDeadline(options.requestTimeout);
+  const writeTimeout = options.writeTimeout ?? DEFAULT_WRITE_TIMEOUT;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const maxBatchItems = options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS;
+  const { requestTimeout } = options;
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw invalid(`signal must be an AbortSignal, got ${describe(options.signal)}`);
   }
   const consoleMode = options.console ?? 'stderr';
-  if (consoleMode !== 'stderr' && consoleMode !== 'keep') {
-    throw invalid(`console must be 'stderr' or 'keep', got ${describe(consoleMode)}`);
-  }
   let executor = options.executor;
   if (executor === undefined) {
-    const maxConcurrency = positiveInteger('maxConcurrency', options.maxConcurrency, undefined);
-    const maxQueue = nonNegativeInteger('maxQueue', options.maxQueue);
-    executor = new Executor({ maxConcurrency, maxQueue });
+    executor = new Executor({ maxConcurrency: options.maxConcurrency, maxQueue: options.maxQueue });
   } else {
-    // Duck-typed rather than instanceof, so an executor from another loaded copy of core works.
-    if (
-      typeof executor !== 'object' ||
-      executor === null ||
-      typeof executor.submit !== 'function' ||
-      typeof executor.owner !== 'function'
-    ) {
-      throw invalid(`executor must be an Executor, got ${describe(executor)}`);
-    }
+    // `instanceof` reads Executor's brand, so an executor from another loaded copy of core works.
     for (const name of ['maxConcurrency', 'maxQueue'] as const) {
       if (options[name] !== undefined)
         throw invalid(`${name} cannot be combined with executor: set it on the executor`);
@@ -110,50 +120,6 @@ export function resolveOptions(options: ServeOptions): ServeSettings {
     signal: options.signal,
     redirectConsole: consoleMode === 'stderr' && output === process.stdout,
   };
-}
-
-function positiveInteger<T extends number | undefined>(
-  name: string,
-  value: unknown,
-  fallback: T,
-): number | T {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw invalid(`${name} must be a positive integer, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function nonNegativeInteger(name: string, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw invalid(`${name} must be a non-negative integer, got ${describe(value)}`);
-  }
-  return value;
-}
-
-function timeout(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (value === Number.POSITIVE_INFINITY) return value;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT) {
-    throw invalid(
-      `${name} must be an integer number of milliseconds from 1 to ${MAX_TIMEOUT}, or Infinity, got ${describe(value)}`,
-    );
-  }
-  return value;
-}
-
-function requestDeadline(value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (
-    typeof value !== 'number' ||
-    !(value >= 0 && (value <= MAX_REQUEST_TIMEOUT || value === Number.POSITIVE_INFINITY))
-  ) {
-    throw invalid(
-      `requestTimeout must be a number of milliseconds from 0 to ${MAX_REQUEST_TIMEOUT}, or Infinity (0 and Infinity disable it), got ${describe(value)}`,
-    );
-  }
-  return value;
 }
 
 function isReadable(value: unknown): value is NodeJS.ReadableStream {

@@ -11,7 +11,7 @@ export type OptionRule =
   /** A safe integer from `min` to `max` (default `Number.MAX_SAFE_INTEGER`). */
   | { readonly type: 'integer'; readonly min: number; readonly max?: number }
   /** Integer milliseconds from `min` to `MAX_TIMER_DELAY`; `Infinity` too when `infinity` (no deadline). */
-  | { readonly type: 'duration'; readonly min: 0 | 1; readonly infinity?: boolean }
+  | { readonly type: 'duration'; readonly min: number; readonly infinity?: boolean }
   /** An absolute http: or https: URL, as the WHATWG URL parser reads it. */
   | { readonly type: 'url' }
   | { readonly type: 'enum'; readonly values: readonly string[] }
@@ -33,7 +33,7 @@ export function integer(min: number, max?: number): OptionRule {
   return Object.freeze(max === undefined ? { type: 'integer', min } : { type: 'integer', min, max });
 }
 
-export function duration(min: 0 | 1, infinity = false): OptionRule {
+export function duration(min: number, infinity = false): OptionRule {
   return Object.freeze(infinity ? { type: 'duration', min, infinity } : { type: 'duration', min });
 }
 

@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ConnectOptions } from '@snodo/client';
-import { SUPPORTED_VERSIONS } from '@snodo/core';
+import { MAX_TIMER_DELAY, SUPPORTED_VERSIONS } from '@snodo/core';
 import { z } from 'zod';
 import type { BackendSpec } from '../backend.js';
 import { BACKEND_ID } from '../defaults.js';
@@ -82,7 +82,7 @@ export const CONFIG_SCHEMA = z
     healthIntervalMs: positive.optional(),
     reconnectDelayMs: positive.optional(),
     maxBackendSessions: positive.optional(),
-    backendSessionIdleMs: positive.max(2_147_483_647).optional(),
+    backendSessionIdleMs: positive.max(MAX_TIMER_DELAY).optional(),
     separator: z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,8}$/, 'must be 1 to 8 of the characters A-Z a-z 0-9 _ . -')
