@@ -557,7 +557,14 @@ describe('registration', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{}, /runtime is required/],
       [{ runtime: testServer(), path: 'mcp' }, /path must be a string starting with "\/"/],
-      [{ runtime: testServer(), bodyTimeout: -1 }, /bodyTimeout must be a non-negative integer/],
+      [
+        { runtime: testServer(), bodyTimeout: -1 },
+        /bodyTimeout must be an integer number of milliseconds from 1 to/,
+      ],
+      [
+        { runtime: testServer(), bodyTimeout: 0 },
+        /bodyTimeout must be an integer number of milliseconds from 1 to/,
+      ],
       [{ runtime: testServer(), maxBodyBytes: 0 }, /maxBodyBytes must be a positive integer/],
       [{ runtime: testServer(), maxBodyByte: 10 }, /unknown @snodo\/fastify option "maxBodyByte"/],
       [{ runtime: testServer(), executor: new Executor(), maxSubscriptions: 3 }, /set it on the executor/],

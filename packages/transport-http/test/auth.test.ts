@@ -433,7 +433,7 @@ describe('bad configuration fails at start-up with a clear error', () => {
     );
     expect(SnodoError.is(error) && error.code).toBe('SNODO_ERR_INVALID_OPTION');
     expect((error as Error).message).toBe(
-      'auth.resource must be an absolute http(s) URL without a fragment (this server\'s canonical URL), got "/mcp"',
+      'Invalid option: auth.resource must be an absolute http(s) URL without a fragment (this server\'s canonical URL), got "/mcp"',
     );
   });
 

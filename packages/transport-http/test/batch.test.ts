@@ -93,7 +93,7 @@ describe('2025-03-26 batches on the listener', () => {
       const { runtime } = holdServer();
       await expect(listen({ runtime, port: 0, maxBatchItems: value as number })).rejects.toMatchObject({
         code: 'SNODO_ERR_INVALID_OPTION',
-        message: expect.stringMatching(/^maxBatchItems must be a positive integer, got /),
+        message: expect.stringMatching(/^Invalid option: maxBatchItems must be a positive integer, got /),
       });
     },
   );

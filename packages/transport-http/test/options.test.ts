@@ -20,7 +20,7 @@ describe('listen() options', () => {
     const error = await listen({ runtime, port: 0, bogus: 1 } as never).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'SNODO_ERR_INVALID_OPTION' });
     const message = (error as Error).message;
-    expect(message).toMatch(/^unknown listen\(\) option "bogus"; known: /);
+    expect(message).toMatch(/^Invalid option: unknown listen\(\) option "bogus"; known: /);
     const known = message.slice(message.indexOf('known: ') + 'known: '.length).split(', ');
     const documented = readmeOptions();
     expect(documented.length).toBeGreaterThan(20);

@@ -528,7 +528,10 @@ describe('serve: options', () => {
     [{ writeTimeout: 1.5 }, /writeTimeout/],
     [{ maxLineBytes: 0 }, /maxLineBytes must be a positive integer, got 0/],
     [{ maxLineBytes: '10' }, /maxLineBytes must be a positive integer, got "10"/],
-    [{ requestTimeout: -1 }, /requestTimeout must be a number of milliseconds from 0/],
+    [
+      { requestTimeout: -1 },
+      /requestTimeout must be an integer number of milliseconds from 0 to 2147483647, or Infinity for none, got -1/,
+    ],
     [{ maxConcurrency: 0 }, /maxConcurrency must be a positive integer/],
     [{ maxQueue: -1 }, /maxQueue must be a non-negative integer/],
     [{ maxBatchItems: 0 }, /maxBatchItems must be a positive integer, got 0/],
@@ -541,7 +544,7 @@ describe('serve: options', () => {
     [{ input: {} }, /input must be a readable stream/],
     [{ output: {} }, /output must be a writable stream/],
     [{ signal: 'stop' }, /signal must be an AbortSignal/],
-    [{ console: 'stdout' }, /console must be 'stderr' or 'keep', got "stdout"/],
+    [{ console: 'stdout' }, /console must be one of "stderr", "keep", got "stdout"/],
   ])('refuses %o with SNODO_ERR_INVALID_OPTION naming the option', async (options, message) => {
     await expect(serve(runtime, { ...streams(), ...(options as object) })).rejects.toMatchObject({
       name: 'SnodoError',
