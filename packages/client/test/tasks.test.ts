@@ -56,7 +56,7 @@ describe('declaring the Tasks extension', () => {
   it('validates tasks.maxPollInterval', async () => {
     const { runtime } = taskRuntime();
     await expect(connect({ direct: runtime }, { tasks: { maxPollInterval: 0 } })).rejects.toThrow(
-      /tasks.maxPollInterval must be a positive integer/,
+      /tasks.maxPollInterval must be an integer number of milliseconds from 1 to 2147483647, got 0/,
     );
     await expect(connect({ direct: runtime }, { tasks: 'yes' as never })).rejects.toThrow(/tasks must be/);
   });

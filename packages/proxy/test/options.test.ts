@@ -40,7 +40,9 @@ describe('createProxy options are validated at start-up, naming the option and i
     expect(error.code).toBe('SNODO_ERR_INVALID_OPTION');
     expect(SnodoError.is(error) && !ProxyError.is(error)).toBe(true);
     expect(error.message).toMatch(
-      new RegExp(`^Invalid option: ${name} must be an integer from 1 to \\d+, got`),
+      new RegExp(
+        `^Invalid option: ${name} must be (a positive integer|an integer number of milliseconds from 1 to 2147483647), got`,
+      ),
     );
   });
 
@@ -91,7 +93,7 @@ describe('createProxy options are validated at start-up, naming the option and i
     ],
     [
       { backends: [{ id: 'a', target: direct, maxSessions: 0 }] },
-      /backends\[0\]\.maxSessions must be an integer from 1 to/,
+      /backends\[0\]\.maxSessions must be a positive integer, got 0/,
     ],
   ])('%j', async (options, message) => {
     const error = await refused(options);
