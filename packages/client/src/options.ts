@@ -71,6 +71,7 @@ export const CONNECT_OPTIONS: OptionSchema = Object.freeze({
   cache: other('a boolean or { maxEntries }'),
   tasks: other('a boolean or { maxPollInterval }'),
   logLevel: enumOf(...LOG_LEVELS),
+  decodeLimits: other('decode limits'),
 });
 
 export function resolveSettings(options: ConnectOptions): Settings {
