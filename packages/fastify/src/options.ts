@@ -77,7 +77,7 @@ const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers'] as const;
 
 /** What the plugin takes, with every rule: its own options, Fastify's register options and core's HTTP options. */
 export const PLUGIN_OPTIONS: OptionSchema = Object.freeze({
-  runtime: other('the value createServer() returned'),
+  runtime: other('a server runtime from createServer()'),
   ...Object.fromEntries(
     Object.entries(HTTP_OPTIONS).filter(([name]) => name !== 'path' && !(name in APP_CONCERNS)),
   ),
