@@ -14,7 +14,7 @@ import {
 } from '@snodo/core';
 import { loadedOtel, loadOtel } from '@snodo/core/internal';
 import { ResultCache } from './cache.js';
-import { DEFAULT_MAX_CACHE_ENTRIES, DEFAULT_REQUEST_TIMEOUT } from './defaults.js';
+import { DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_CACHE_ENTRIES } from './defaults.js';
 import { clientError, TimeoutError, TransportError } from './errors.js';
 import { type ParamHeader, paramHeaderValues, toolHeaders } from './headers.js';
 import { fulfilInputRequests, serverRequestAnswer } from './input.js';
@@ -198,7 +198,7 @@ export class Client {
     if (trace) full = trace.inject(full);
     const request: JsonRpcRequest =
       full === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: full };
-    const timeout = options.timeout ?? this.#settings.timeout ?? DEFAULT_REQUEST_TIMEOUT;
+    const timeout = options.timeout ?? this.#settings.timeout ?? DEFAULT_CALL_TIMEOUT;
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     if (timeout > 0 && Number.isFinite(timeout)) {

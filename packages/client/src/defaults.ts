@@ -1,15 +1,15 @@
 /** Every default limit of the client, named after what it bounds. */
 
 /** Deadline of one call, in ms, unless the call sets `timeout`. */
-export const DEFAULT_REQUEST_TIMEOUT = 60_000;
+export const DEFAULT_CALL_TIMEOUT = 60_000;
 /** How long the stdio `server/discover` probe waits before falling back to `initialize`. */
 export const DEFAULT_PROBE_TIMEOUT = 5_000;
-/** MRTR rounds (`input_required` answered and retried) one call may take. */
-export const DEFAULT_MAX_INPUT_ROUNDS = 8;
+/** MRTR rounds (`input_required` answered and retried) one call may take: core's constant. */
+export { DEFAULT_MAX_INPUT_ROUNDS } from '@snodo/core';
 /** Pages the `all*` helpers follow before failing with SNODO_ERR_PAGE_LIMIT. */
 export const DEFAULT_MAX_PAGES = 100;
 /** Notifications a subscription may hold unread; one more ends it with SNODO_ERR_SUBSCRIPTION_OVERFLOW. */
-export const DEFAULT_SUBSCRIPTION_QUEUE = 1_024;
+export const DEFAULT_CLIENT_SUBSCRIPTION_QUEUE = 1_024;
 /** Cached list/read results kept at most (oldest evicted first). */
 export const DEFAULT_MAX_CACHE_ENTRIES = 1_000;
 /** Bytes of one stdout line of a stdio server (newline excluded), as the stdio server transport bounds its input. */

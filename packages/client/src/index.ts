@@ -3,6 +3,8 @@ export { ProtocolError, SnodoError } from '@snodo/core';
 export { Client } from './client.js';
 export { connect } from './connect.js';
 export {
+  DEFAULT_CALL_TIMEOUT,
+  DEFAULT_CLIENT_SUBSCRIPTION_QUEUE,
   DEFAULT_EXIT_TIMEOUT,
   DEFAULT_HTTP_CONNECTIONS,
   DEFAULT_MAX_CACHE_ENTRIES,
@@ -12,8 +14,6 @@ export {
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_TASK_POLL_INTERVAL,
   DEFAULT_PROBE_TIMEOUT,
-  DEFAULT_REQUEST_TIMEOUT,
-  DEFAULT_SUBSCRIPTION_QUEUE,
   DEFAULT_TASK_POLL_INTERVAL,
   DEFAULT_TERM_TIMEOUT,
 } from './defaults.js';
@@ -36,7 +36,7 @@ export { Subscription } from './subscription.js';
 export { type FollowOptions, type Task, TaskClient, type TaskStatus, type ToolStart } from './tasks.js';
 export type { ClientTransport, SendOptions, TransportSink } from './transport.js';
 export { DirectTransport } from './transports/direct.js';
-export { type HttpOptions, HttpTransport } from './transports/http.js';
+export { HttpTransport, type HttpTransportOptions } from './transports/http.js';
 export { type StdioOptions, type StdioTarget, StdioTransport } from './transports/stdio.js';
 export type {
   CallOptions,

@@ -7,7 +7,7 @@ import {
   type SubscriptionFilter,
 } from '@snodo/core';
 import type { SendOptions } from './client.js';
-import { DEFAULT_SUBSCRIPTION_QUEUE } from './defaults.js';
+import { DEFAULT_CLIENT_SUBSCRIPTION_QUEUE } from './defaults.js';
 import { clientError } from './errors.js';
 import { Subscription } from './subscription.js';
 import { idKey } from './transports/pending.js';
@@ -52,7 +52,7 @@ export class Listeners {
   #listenModern(filter: SubscriptionFilter): Subscription {
     const controller = new AbortController();
     let key: string | undefined;
-    const subscription = new Subscription(DEFAULT_SUBSCRIPTION_QUEUE, async () => {
+    const subscription = new Subscription(DEFAULT_CLIENT_SUBSCRIPTION_QUEUE, async () => {
       controller.abort(clientError('SNODO_ERR_CLOSED', 'the subscription was closed'));
     });
     const entry: Entry = { subscription, filter };
@@ -84,7 +84,7 @@ export class Listeners {
     const uris = [...new Set(filter.resourceSubscriptions ?? [])];
     const subscribed: string[] = [];
     let entry: Entry | undefined;
-    const subscription = new Subscription(DEFAULT_SUBSCRIPTION_QUEUE, async () => {
+    const subscription = new Subscription(DEFAULT_CLIENT_SUBSCRIPTION_QUEUE, async () => {
       if (entry) this.#legacy.delete(entry);
       for (const uri of subscribed) await this.#unref(uri);
     });

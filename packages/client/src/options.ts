@@ -20,11 +20,11 @@ import {
   positive,
 } from '@snodo/core/internal';
 import {
+  DEFAULT_CALL_TIMEOUT,
   DEFAULT_MAX_INPUT_ROUNDS,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_TASK_POLL_INTERVAL,
   DEFAULT_PROBE_TIMEOUT,
-  DEFAULT_REQUEST_TIMEOUT,
 } from './defaults.js';
 import { optionError } from './errors.js';
 import type { ConnectOptions } from './types.js';
@@ -112,7 +112,7 @@ export function resolveSettings(options: ConnectOptions): Settings {
     onRoots: options.onRoots,
     onNotification: options.onNotification,
     onWarning: options.onWarning,
-    timeout: timeout('timeout', options.timeout, DEFAULT_REQUEST_TIMEOUT),
+    timeout: timeout('timeout', options.timeout, DEFAULT_CALL_TIMEOUT),
     probeTimeout: timeout('probeTimeout', options.probeTimeout, DEFAULT_PROBE_TIMEOUT),
     maxInputRounds: options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
     maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,

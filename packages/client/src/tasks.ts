@@ -1,11 +1,12 @@
-import { type CallToolResult, ProtocolError } from '@snodo/core';
+import { type CallToolResult, ProtocolError, type TaskStatus } from '@snodo/core';
 import { DEFAULT_TASK_POLL_INTERVAL } from './defaults.js';
 import { clientError } from './errors.js';
 import { fulfilInputRequests } from './input.js';
 import type { Settings } from './options.js';
 import type { CallOptions } from './types.js';
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/** A task's state: core's `TaskStatus`, one type on both sides. */
+export type { TaskStatus } from '@snodo/core';
 
 /**
  * A task as the server describes it: the handle a tool call answered with (`CreateTaskResult`),

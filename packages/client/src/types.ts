@@ -13,7 +13,7 @@ import type {
   SubscriptionFilter,
 } from '@snodo/core';
 import type { ClientTransport } from './transport.js';
-import type { HttpOptions } from './transports/http.js';
+import type { HttpTransportOptions } from './transports/http.js';
 import type { StdioOptions, StdioTarget } from './transports/stdio.js';
 
 export type { CallToolResult, ContentBlock, ResourceContents, SubscriptionFilter };
@@ -62,7 +62,7 @@ export interface ListRootsResult {
 
 type Awaitable<T> = T | Promise<T>;
 
-export interface ConnectOptions extends HttpOptions, StdioOptions {
+export interface ConnectOptions extends HttpTransportOptions, StdioOptions {
   /** Sent as `clientInfo`. Default `{ name: '@snodo/client', version: <this package's> }`. */
   clientInfo?: Implementation;
   /** Revisions the client may use, in preference order. Default: all four, 2026-07-28 first. */

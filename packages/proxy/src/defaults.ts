@@ -18,7 +18,7 @@ export const DEFAULT_MAX_BACKEND_SESSIONS = 16;
 /** How long a principal's backend session stays open unused before it is closed, in ms (`backendSessionIdleMs`). */
 export const DEFAULT_BACKEND_SESSION_IDLE_MS = 300_000;
 /** Items per page of the merged lists (`pageSize`). */
-export const DEFAULT_PAGE_SIZE = 100;
+export { DEFAULT_PAGE_SIZE } from '@snodo/core';
 /**
  * How long a call to an initialize-based backend waits, parked, for the frontend to answer the
  * input it asked for (MRTR on the frontend side), in ms (`inputTimeoutMs`). Past it the backend's
@@ -28,7 +28,7 @@ export const DEFAULT_INPUT_TIMEOUT_MS = 120_000;
 /** Parked calls (waiting for a frontend's input answer) at most; one more is refused (`maxParkedCalls`). */
 export const DEFAULT_MAX_PARKED_CALLS = 256;
 /** Input rounds one forwarded request may take (a 2026-07-28 backend asking again and again). */
-export const DEFAULT_MAX_INPUT_ROUNDS = 8;
+export { DEFAULT_MAX_INPUT_ROUNDS } from '@snodo/core';
 /** The extension frontends declare to call `proxy/health`. */
 export const PROXY_EXTENSION = 'dev.snodo/proxy';
 /** Where resources and templates of a backend are exposed: `mcp-proxy://<id>/<original-uri>`. */

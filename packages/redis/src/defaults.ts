@@ -9,7 +9,7 @@ export const DEFAULT_CONNECT_TIMEOUT = 10_000;
 /** Longest wait between two reconnection attempts (they back off from 50 ms), in ms. */
 export const DEFAULT_MAX_RECONNECT_DELAY = 2_000;
 /** Largest change message published or accepted, in bytes (a resource URI is most of it). */
-export const DEFAULT_MAX_MESSAGE_BYTES = 65_536;
+export const DEFAULT_REDIS_MAX_MESSAGE_BYTES = 65_536;
 /** Times a task update reads the task again after another instance changed it meanwhile (`SNODO_ERR_TASK_CONFLICT` after). */
 export const DEFAULT_TASK_UPDATE_ATTEMPTS = 16;
 /** An instance's record of the sessions whose open work it holds lives this long unrefreshed, in ms. */

@@ -18,10 +18,10 @@ import {
   DEFAULT_CONNECT_TIMEOUT,
   DEFAULT_CONTROL_TIMEOUT,
   DEFAULT_MAX_CONTROL_BYTES,
-  DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_RECONNECT_DELAY,
   DEFAULT_OWNER_TTL,
   DEFAULT_PREFIX,
+  DEFAULT_REDIS_MAX_MESSAGE_BYTES,
   DEFAULT_TASK_UPDATE_ATTEMPTS,
 } from './defaults.js';
 
@@ -107,7 +107,7 @@ export function resolveRedisOptions(options: RedisOptions): RedisConfig {
     commandTimeout: options.commandTimeout ?? DEFAULT_COMMAND_TIMEOUT,
     connectTimeout: options.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT,
     maxReconnectDelay: options.maxReconnectDelay ?? DEFAULT_MAX_RECONNECT_DELAY,
-    maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULT_REDIS_MAX_MESSAGE_BYTES,
     maxTasks: options.maxTasks ?? DEFAULT_MAX_TASKS,
     taskUpdateAttempts: options.taskUpdateAttempts ?? DEFAULT_TASK_UPDATE_ATTEMPTS,
     ownerTtl: options.ownerTtl ?? DEFAULT_OWNER_TTL,

@@ -1,6 +1,6 @@
 import type { ChangeEvent } from '@snodo/core';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_MESSAGE_BYTES, RedisError, type SnodoRedis } from '../src/index.js';
+import { DEFAULT_REDIS_MAX_MESSAGE_BYTES, RedisError, type SnodoRedis } from '../src/index.js';
 import { useRedis } from './helpers/cluster.js';
 import { until } from './helpers/until.js';
 
@@ -59,7 +59,7 @@ describe('the Redis change hub', () => {
     expect(a.hub.stats).toMatchObject({ ignored: 6, received: 1 });
   });
 
-  it(`publishes a message of maxMessageBytes (default ${DEFAULT_MAX_MESSAGE_BYTES}) and refuses one byte more, delivering it nowhere`, async () => {
+  it(`publishes a message of maxMessageBytes (default ${DEFAULT_REDIS_MAX_MESSAGE_BYTES}) and refuses one byte more, delivering it nowhere`, async () => {
     const { a, b, seenA, seenB } = await pair({ maxMessageBytes: 300 });
     const overhead = JSON.stringify({ o: a.instanceId, t: 'updated', u: '' }).length;
     const fits = `demo://${'x'.repeat(300 - overhead - 7)}`;

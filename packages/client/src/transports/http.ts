@@ -29,7 +29,7 @@ import {
 } from './http-util.js';
 import { SseParser } from './sse.js';
 
-export interface HttpOptions {
+export interface HttpTransportOptions {
   /** Headers added to every request (e.g. an API key). */
   headers?: Readonly<Record<string, string>>;
   /** Called before every request; a string is sent as `Authorization: Bearer <token>`. */
@@ -68,7 +68,7 @@ export class HttpTransport implements ClientTransport {
   readonly httpHeaders = true;
   readonly #url: URL;
   readonly #path: string;
-  readonly #options: HttpOptions;
+  readonly #options: HttpTransportOptions;
   readonly #pool: Pool;
   readonly #inflight = new Set<AbortController>();
   readonly #maxBytes: number;
@@ -79,7 +79,7 @@ export class HttpTransport implements ClientTransport {
   #getStream: AbortController | undefined;
   #closed = false;
 
-  constructor(url: string | URL, options: HttpOptions = {}) {
+  constructor(url: string | URL, options: HttpTransportOptions = {}) {
     this.#url = new URL(url);
     this.#path = this.#url.pathname + this.#url.search;
     this.#options = options;
