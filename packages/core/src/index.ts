@@ -42,8 +42,43 @@ export {
   type SubmitOptions,
   type SubscriptionSlot,
 } from './executor/index.js';
-// Streamable HTTP, shared by every HTTP host (see src/http/).
-export * from './http/index.js';
+// Streamable HTTP, shared by every HTTP host (see src/http/): named, so the public surface is this file.
+export { type BodyFailure, type BodyLimits, type BodyResult, bodyRefusal, readBody } from './http/body.js';
+export { type HttpConfig, type HttpOptions, resolveHttpOptions } from './http/config.js';
+export type { CorsOptions } from './http/cors.js';
+export {
+  DEFAULT_ALLOWED_ORIGIN_HOSTS,
+  DEFAULT_AUTH_FETCH_TIMEOUT,
+  DEFAULT_BODY_TIMEOUT,
+  DEFAULT_CLOCK_SKEW,
+  DEFAULT_CORS_MAX_AGE,
+  DEFAULT_DRAIN_TIMEOUT,
+  DEFAULT_HEALTH_PATH,
+  DEFAULT_JWKS_COOLDOWN,
+  DEFAULT_KEEP_ALIVE_INTERVAL,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_DRAIN_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_TOKEN_LENGTH,
+  DEFAULT_SESSION_IDLE_TIMEOUT,
+  MAX_CLOCK_SKEW,
+} from './http/defaults.js';
+export { type HealthOptions, resourceMetadata } from './http/edge.js';
+export { execute } from './http/execute.js';
+export { createFetchHandler, type FetchHandlerOptions } from './http/fetch.js';
+export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './http/handler.js';
+export { type NodeRequest, type NodeResponse, writeNodeResponse } from './http/node.js';
+export { type ParamHeader, paramHeadersOf } from './http/param-headers.js';
+export { type PreparedRequest, type PrepareResult, prepare } from './http/prepare.js';
+export { MemorySessionStore, type MemorySessionStoreOptions, type SessionStore } from './http/sessions.js';
+export { type HttpStreamEvent, sseText } from './http/sse.js';
+export {
+  type HttpJsonResponse,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpStreamResponse,
+  isStreamResponse,
+} from './http/types.js';
 export {
   DEFAULT_MAX_INTEGER_DIGITS,
   type DecodeJsonOptions,
