@@ -292,6 +292,7 @@ describe('the runtime exports of each package', () => {
         "DEFAULT_MAX_LINE_BYTES",
         "DEFAULT_WRITE_TIMEOUT",
         "STDIO_ERRORS",
+        "redirectConsole",
         "serve",
       ]
     `);
