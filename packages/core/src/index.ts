@@ -67,7 +67,7 @@ export { type HealthOptions, resourceMetadata } from './http/edge.js';
 export { execute } from './http/execute.js';
 export { createFetchHandler, type FetchHandlerOptions } from './http/fetch.js';
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './http/handler.js';
-export { type NodeRequest, type NodeResponse, writeNodeResponse } from './http/node.js';
+export type { NodeRequest, NodeResponse } from './http/node.js';
 export { type ParamHeader, paramHeadersOf } from './http/param-headers.js';
 export { type PreparedRequest, type PrepareResult, prepare } from './http/prepare.js';
 export { MemorySessionStore, type MemorySessionStoreOptions, type SessionStore } from './http/sessions.js';

@@ -16,7 +16,7 @@ export { HTTP_OPTION_NAMES, HTTP_OPTIONS, withAuth } from './http/config.js';
 export { withCors } from './http/cors.js';
 export { isEdgePath, metadataPaths } from './http/edge.js';
 export { authorizeHandler, handlerBodyLimits, handlerConfig } from './http/handler.js';
-export { flattenHeaders } from './http/node.js';
+export { flattenHeaders, writeNodeResponse } from './http/node.js';
 export { classifyMessage } from './jsonrpc/decode.js';
 export { isResponse, requestKey } from './jsonrpc/types.js';
 export {

@@ -2,5 +2,5 @@
 
 /** The MCP route's path inside the scope the plugin is registered in. */
 export const DEFAULT_PATH = '/mcp';
-/** Milliseconds the whole body may take, from when the plugin starts reading it (408 after). */
-export const DEFAULT_BODY_TIMEOUT = 10_000;
+/** Milliseconds the whole body may take, from when the plugin starts reading it (408 after): core's, every host's. */
+export { DEFAULT_BODY_TIMEOUT } from '@snodo/core';

@@ -1,5 +1,6 @@
 /** Every default of the listener, named after what it bounds (core's HTTP defaults apply on top). */
 import {
+  DEFAULT_BODY_TIMEOUT,
   DEFAULT_DRAIN_TIMEOUT,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_DRAIN_BYTES,
@@ -14,8 +15,6 @@ export const DEFAULT_PATH = '/mcp';
 export const DEFAULT_MAX_CONNECTIONS = 1_024;
 /** The request head must be complete this long after accept (or after the previous response), in ms. */
 export const DEFAULT_HEAD_TIMEOUT = 10_000;
-/** The request body must be complete this long after the end of the head, in ms. */
-export const DEFAULT_BODY_TIMEOUT = 10_000;
 /** Longest silence while a request is being read (each read), in ms. */
 export const DEFAULT_READ_TIMEOUT = 5_000;
 /** Largest request head (request line and headers), in bytes; more gets 431. */
@@ -28,6 +27,8 @@ export const DEFAULT_MAX_REQUESTS_PER_CONNECTION = 1_000;
 export const DEFAULT_CLOSE_GRACE_PERIOD = 10_000;
 
 export {
+  // The request body must be complete this long after the end of the head, in ms (core's, every host's).
+  DEFAULT_BODY_TIMEOUT,
   DEFAULT_DRAIN_TIMEOUT,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_DRAIN_BYTES,

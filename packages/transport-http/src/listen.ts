@@ -8,7 +8,6 @@ import {
   encodeJson,
   type HttpConfig,
   readBody,
-  writeNodeResponse,
 } from '@snodo/core';
 import {
   authorizeHandler,
@@ -19,6 +18,7 @@ import {
   log,
   statusFor,
   withCors,
+  writeNodeResponse,
 } from '@snodo/core/internal';
 import { startAuth } from './auth.js';
 import { lingeringClose } from './linger.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { createFetchHandler, Executor, resolveHttpOptions, SnodoError } from '@snodo/core';
+import { createFetchHandler, createHttpHandler, Executor, resolveHttpOptions, SnodoError } from '@snodo/core';
 import { snodo } from '@snodo/fastify';
 import { listen } from '@snodo/transport-http';
 import { serve } from '@snodo/transport-stdio';
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { CONNECT_OPTIONS } from '../../../packages/client/src/options.js';
 import { EXECUTOR_OPTIONS } from '../../../packages/core/src/executor/executor.js';
 import { HTTP_OPTIONS } from '../../../packages/core/src/http/config.js';
-import { FETCH_HANDLER_OPTIONS } from '../../../packages/core/src/http/fetch.js';
+import { HTTP_HANDLER_OPTIONS } from '../../../packages/core/src/http/handler.js';
 import { COMMON_RULES, type OptionSchema } from '../../../packages/core/src/limits/validate.js';
 import { PLUGIN_OPTIONS } from '../../../packages/fastify/src/options.js';
 import { PROXY_OPTIONS } from '../../../packages/proxy/src/options.js';
@@ -35,6 +35,7 @@ async function answer(run: () => unknown): Promise<Answer> {
 const ENTRY_POINTS: Record<string, (options: Record<string, unknown>) => Promise<Answer>> = {
   'new Executor': (options) => answer(() => new Executor(options)),
   resolveHttpOptions: (options) => answer(() => resolveHttpOptions(options)),
+  createHttpHandler: (options) => answer(() => createHttpHandler(echoServer(), options).close()),
   createFetchHandler: (options) => answer(() => createFetchHandler(echoServer(), options)),
   listen: (options) =>
     answer(async () => {
@@ -73,6 +74,7 @@ describe('the same option gets the same answer and code everywhere', () => {
   const executorTakers = [
     'new Executor',
     'resolveHttpOptions',
+    'createHttpHandler',
     'createFetchHandler',
     'listen',
     '@snodo/fastify',
@@ -95,7 +97,7 @@ describe('the same option gets the same answer and code everywhere', () => {
   });
 
   it("publicUrl: 'http://bad host/mcp' is refused by every host that takes a publicUrl", async () => {
-    const hosts = ['createFetchHandler', 'listen', '@snodo/fastify'];
+    const hosts = ['createHttpHandler', 'createFetchHandler', 'listen', '@snodo/fastify'];
     expect(await answers(hosts, { publicUrl: 'http://bad host/mcp' })).toEqual(
       same(hosts, {
         code: 'SNODO_ERR_INVALID_OPTION',
@@ -104,8 +106,8 @@ describe('the same option gets the same answer and code everywhere', () => {
     );
   });
 
-  it('bodyTimeout: 0 is refused by both hosts that read bodies themselves; 1 is taken', async () => {
-    const hosts = ['listen', '@snodo/fastify'];
+  it('bodyTimeout: 0 is refused by every host that reads bodies; 1 is taken', async () => {
+    const hosts = ['createHttpHandler', 'createFetchHandler', 'listen', '@snodo/fastify'];
     expect(await answers(hosts, { bodyTimeout: 0 })).toEqual(
       same(hosts, {
         code: 'SNODO_ERR_INVALID_OPTION',
@@ -120,7 +122,8 @@ describe('the same option gets the same answer and code everywhere', () => {
 const SCHEMAS: Record<string, OptionSchema> = {
   'new Executor': EXECUTOR_OPTIONS,
   resolveHttpOptions: HTTP_OPTIONS,
-  createFetchHandler: FETCH_HANDLER_OPTIONS,
+  createHttpHandler: HTTP_HANDLER_OPTIONS,
+  createFetchHandler: HTTP_HANDLER_OPTIONS,
   listen: LISTEN_OPTIONS,
   '@snodo/fastify': PLUGIN_OPTIONS,
   serve: SERVE_OPTIONS,
@@ -168,6 +171,7 @@ describe("the validator's schemas", () => {
     const runs: [string, Promise<Answer>][] = [
       ['new Executor', ENTRY_POINTS['new Executor']!(unknown)],
       ['resolveHttpOptions', ENTRY_POINTS.resolveHttpOptions!(unknown)],
+      ['createHttpHandler', ENTRY_POINTS.createHttpHandler!(unknown)],
       ['createFetchHandler', ENTRY_POINTS.createFetchHandler!(unknown)],
       ['listen', ENTRY_POINTS.listen!(unknown)],
       ['@snodo/fastify', ENTRY_POINTS['@snodo/fastify']!(unknown)],
