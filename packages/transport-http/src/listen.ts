@@ -227,7 +227,13 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
         }
         if (read.reason === 'timeout') stats.timedOut++;
         if (read.reason === 'timeout' && !res.headersSent && !req.socket.destroyed) {
-          return refuse(res, 'SNODO_ERR_BODY_TIMEOUT', ErrorCode.InvalidRequest, 'Request body timeout', true);
+          return refuse(
+            res,
+            'SNODO_ERR_BODY_TIMEOUT',
+            ErrorCode.InvalidRequest,
+            'Request body timeout',
+            true,
+          );
         }
         res.destroy();
         return;
