@@ -84,7 +84,8 @@ async function serve(
   try {
     body = await readBody(payload, request.headers['content-length'], config.limits);
   } catch (error) {
-    if (SnodoError.is(error) && error.code === 'SNODO_ERR_BODY_TOO_LARGE') drainAfterReply(request, reply, config.drain);
+    if (SnodoError.is(error) && error.code === 'SNODO_ERR_BODY_TOO_LARGE')
+      drainAfterReply(request, reply, config.drain);
     else closeAfterReply(request, reply);
     throw error;
   }
