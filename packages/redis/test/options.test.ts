@@ -106,10 +106,10 @@ describe('connectRedis options', () => {
     }
     expect(resolveRedisOptions({ url: URL, ownerTtl: 3 }).ownerTtl).toBe(3);
     expect(resolveRedisOptions({ url: URL, ownerTtl: 2_147_483_647 }).ownerTtl).toBe(2_147_483_647);
-    expect(refusal({ ownerTtl: 2 })).toBe('ownerTtl must be at least 3 ms, got 2');
-    expect(refusal({ ownerTtl: 2_147_483_648 })).toBe(
-      'ownerTtl must be at most 2147483647 ms, got 2147483648',
-    );
+    // At least 3 ms: a refresh every third of it is a timer of at least 1 ms.
+    const ttlRule = 'an integer number of milliseconds from 3 to 2147483647';
+    expect(refusal({ ownerTtl: 2 })).toBe(`ownerTtl must be ${ttlRule}, got 2`);
+    expect(refusal({ ownerTtl: 2_147_483_648 })).toBe(`ownerTtl must be ${ttlRule}, got 2147483648`);
     expect(refusal({ maxSessions: 1.5 })).toBe('maxSessions must be a positive integer, got 1.5');
     expect(refusal({ maxTasks: 0 })).toBe('maxTasks must be a positive integer, got 0');
     expect(refusal({ taskUpdateAttempts: 0 })).toBe('taskUpdateAttempts must be a positive integer, got 0');
