@@ -197,7 +197,6 @@ export function createServer(definition: ServerDefinition): Runtime {
     modernVersions: versions.filter((v) => dialectFor(v)?.era === 'modern'),
     legacyVersions: versions.filter((v) => dialectFor(v)?.era === 'legacy'),
     instructions: definition.instructions,
-    ...(definition.onError === undefined ? {} : { onError: definition.onError }),
     capabilities: Object.freeze(capabilities),
     tools: tools.byName,
     toolList: tools.list,
