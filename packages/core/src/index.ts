@@ -227,4 +227,5 @@ export {
 } from './tasks/memory-store.js';
 export type { StoredTask, TaskStatus, TaskStore } from './tasks/store.js';
 export { TASKS_EXTENSION } from './tasks/wire.js';
-export type { ErrorContext, ErrorHook, Logger } from './telemetry/hooks.js';
+export type { ErrorContext, ErrorHook } from './telemetry/hooks.js';
+export type { Logger } from './telemetry/log.js';

@@ -6,6 +6,7 @@ import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_QUEUE,
   DEFAULT_MAX_SUBSCRIPTIONS,
+  DEFAULT_REFUSAL_LOG_INTERVAL,
   DEFAULT_REQUEST_TIMEOUT,
   Executor,
   ExecutorError,
@@ -130,14 +131,18 @@ describe('errors', () => {
 });
 
 describe('portability', () => {
-  it('imports nothing outside the executor folder but errors/ and limits/ (no node:*, no dependencies)', () => {
+  it('imports nothing outside the executor folder but errors/, limits/ and the import-free telemetry/log (no node:*, no dependencies)', () => {
     const dir = new URL('../src/executor/', import.meta.url);
     for (const file of readdirSync(dir)) {
       const source = readFileSync(new URL(file, dir), 'utf8');
       const specifiers = [...source.matchAll(/\bfrom\s+'([^']+)'/g)].map((m) => m[1]);
       for (const specifier of specifiers)
-        expect(specifier, file).toMatch(/^(\.|\.\.\/errors|\.\.\/limits)\/[a-z-]+\.js$/);
+        expect(specifier, file).toMatch(
+          /^((\.|\.\.\/errors|\.\.\/limits)\/[a-z-]+|\.\.\/telemetry\/log)\.js$/,
+        );
     }
+    const log = readFileSync(new URL('../src/telemetry/log.ts', import.meta.url), 'utf8');
+    expect(log).not.toMatch(/\bfrom\s+'/);
   });
 });
 
@@ -919,5 +924,105 @@ describe('Fifo', () => {
     expect(fifo.capacity).toBe(1024);
     while (fifo.shift() !== undefined);
     expect(fifo.capacity).toBe(16);
+  });
+});
+
+describe('Executor logger: refusals under load', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function recorder() {
+    const lines: { level: string; fields: Record<string, unknown>; message: string | undefined }[] = [];
+    const at = (level: string) => (fields: Record<string, unknown>, message?: string) =>
+      lines.push({ level, fields, message });
+    return { lines, logger: { info: at('info'), warn: at('warn'), error: at('error') } };
+  }
+
+  it('logs one warn per refusalLogInterval, counting the refusals since the last line', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { lines, logger } = recorder();
+    const executor = new Executor({ maxConcurrency: 1, maxQueue: 0, logger });
+    expect(DEFAULT_REFUSAL_LOG_INTERVAL).toBe(10_000);
+    const busy = gatedTask();
+    const running = executor.submit(busy.task);
+    for (let i = 0; i < 3; i++)
+      await expectCode(
+        executor.submit(() => 1),
+        'SNODO_ERR_OVERLOADED',
+      );
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        fields: { refused: 1, running: 1, queued: 0, maxConcurrency: 1, maxQueue: 0 },
+        message: 'executor overloaded: refusing requests',
+      },
+    ]);
+    vi.advanceTimersByTime(9_999);
+    await expectCode(
+      executor.submit(() => 1),
+      'SNODO_ERR_OVERLOADED',
+    );
+    expect(lines).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    await expectCode(
+      executor.submit(() => 1),
+      'SNODO_ERR_OVERLOADED',
+    );
+    expect(lines.map((line) => line.fields.refused)).toEqual([1, 4]);
+    busy.gate.resolve();
+    await running;
+  });
+
+  it('with refusalLogInterval 0 logs every refusal; a closed executor refusing is not logged', async () => {
+    const { lines, logger } = recorder();
+    const executor = new Executor({ maxConcurrency: 1, maxQueue: 0, logger, refusalLogInterval: 0 });
+    const busy = gatedTask();
+    const running = executor.submit(busy.task);
+    for (let i = 0; i < 3; i++)
+      await expectCode(
+        executor.submit(() => 1),
+        'SNODO_ERR_OVERLOADED',
+      );
+    expect(lines.map((line) => line.fields.refused)).toEqual([1, 1, 1]);
+    busy.gate.resolve();
+    await running;
+    await executor.close();
+    await expectCode(
+      executor.submit(() => 1),
+      'SNODO_ERR_EXECUTOR_CLOSED',
+    );
+    expect(lines).toHaveLength(3);
+  });
+
+  it('refuses a logger without info/warn/error and a negative refusalLogInterval', () => {
+    expect(() => new Executor({ logger: { info() {} } as never })).toThrow(
+      expect.objectContaining({
+        code: 'SNODO_ERR_INVALID_OPTION',
+        message: expect.stringContaining('logger.warn'),
+      }),
+    );
+    expect(() => new Executor({ refusalLogInterval: -1 })).toThrow(
+      expect.objectContaining({ code: 'SNODO_ERR_INVALID_OPTION' }),
+    );
+  });
+
+  it('a logger that throws does not turn a refusal into anything else', async () => {
+    const throwing = {
+      info() {},
+      error() {},
+      warn() {
+        throw new Error('broken logger');
+      },
+    };
+    const executor = new Executor({ maxConcurrency: 1, maxQueue: 0, logger: throwing });
+    const busy = gatedTask();
+    const running = executor.submit(busy.task);
+    await expectCode(
+      executor.submit(() => 1),
+      'SNODO_ERR_OVERLOADED',
+    );
+    busy.gate.resolve();
+    await running;
   });
 });

@@ -119,6 +119,23 @@ describe('cancellation, overload and deadlines (2026-07-28)', () => {
     expect((await busy).status).toBe(200);
   });
 
+  it("the handler's executor logs the overload to the runtime's logger (warn, once per interval)", async () => {
+    const probe = newProbe();
+    const warned: Record<string, unknown>[] = [];
+    const logger = { info() {}, error() {}, warn: (fields: Record<string, unknown>) => warned.push(fields) };
+    const runtime = httpServer(probe, { logger });
+    const options = { maxConcurrency: 1, maxQueue: 0 };
+    const busy = postModern(runtime, modernMessage('tools/call', { name: 'wait' }), options);
+    await probe.waiting.reach(1);
+    for (let i = 0; i < 2; i++)
+      expect((await postModern(runtime, modernMessage('tools/list'), options)).body).toMatchObject({
+        error: { code: -32000 },
+      });
+    expect(warned).toEqual([{ refused: 1, running: 1, queued: 0, maxConcurrency: 1, maxQueue: 0 }]);
+    probe.release.open();
+    expect((await busy).status).toBe(200);
+  });
+
   it('with overloadRetryAfter, overload is 503 with that Retry-After, for load balancers', async () => {
     const probe = newProbe();
     const runtime = httpServer(probe);

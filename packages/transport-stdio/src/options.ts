@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_BATCH_ITEMS, Executor } from '@snodo/core';
+import { DEFAULT_MAX_BATCH_ITEMS, Executor, type Logger } from '@snodo/core';
 import {
   COMMON_RULES,
   checkOptions,
@@ -83,7 +83,8 @@ export const SERVE_OPTIONS: OptionSchema = Object.freeze({
 });
 
 /** Validates the options once; every message names the option and its rule. */
-export function resolveOptions(options: ServeOptions): ServeSettings {
+/** `logger` (the runtime's) goes to the executor `serve` makes, which logs when it refuses work. */
+export function resolveOptions(options: ServeOptions, logger?: Logger): ServeSettings {
   checkOptions('serve', options, SERVE_OPTIONS);
   const { input } = options;
   if (input !== undefined && !isReadable(input)) throw invalid('input must be a readable stream');
@@ -101,7 +102,7 @@ export function resolveOptions(options: ServeOptions): ServeSettings {
   const consoleMode = options.console ?? 'stderr';
   let executor = options.executor;
   if (executor === undefined) {
-    executor = new Executor({ maxConcurrency: options.maxConcurrency, maxQueue: options.maxQueue });
+    executor = new Executor({ maxConcurrency: options.maxConcurrency, maxQueue: options.maxQueue, logger });
   } else {
     // `instanceof` reads Executor's brand, so an executor from another loaded copy of core works.
     for (const name of ['maxConcurrency', 'maxQueue'] as const) {

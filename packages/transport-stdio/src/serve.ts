@@ -15,7 +15,7 @@ import { resolveOptions, type ServeOptions } from './options.js';
  * call until serving ends, however it ends.
  */
 export async function serve(runtime: Runtime, options: ServeOptions = {}): Promise<void> {
-  const settings = resolveOptions(options);
+  const settings = resolveOptions(options, runtime.logger);
   const dispatcher: Dispatcher = {
     dispatch: (message, context) => dispatch(runtime, message, context),
     dispatchBatch: (items, context, options) => dispatchBatch(runtime, items, context, options),

@@ -1,5 +1,14 @@
 import { branded, brandedInstance } from '../errors/brand.js';
-import { COMMON_RULES, checkOptions, type OptionSchema, option } from '../limits/validate.js';
+import { optionError } from '../errors/table.js';
+import {
+  COMMON_RULES,
+  checkOptions,
+  duration,
+  type OptionSchema,
+  option,
+  other,
+} from '../limits/validate.js';
+import { type Logger, log, loggerProblem } from '../telemetry/log.js';
 import { type DeadlineItem, DeadlineList } from './deadlines.js';
 import { ExecutorError } from './errors.js';
 import { Fifo, type FifoItem } from './fifo.js';
@@ -20,7 +29,18 @@ export interface ExecutorOptions {
   requestTimeout?: number;
   /** Subscription slots held at once, across every transport sharing this executor. Default 256. */
   maxSubscriptions?: number;
+  /**
+   * A pino-compatible logger, told (`warn`) when the executor refuses work as overloaded: at most
+   * one line per `refusalLogInterval`, counting the refusals since the last line. The hosts pass the
+   * runtime's `logger` to the executor they create.
+   */
+  logger?: Logger;
+  /** Least ms between two "overloaded" lines (0: one per refusal). Default 10,000. */
+  refusalLogInterval?: number;
 }
+
+/** Least ms between two "overloaded" log lines of one executor. */
+export const DEFAULT_REFUSAL_LOG_INTERVAL = 10_000;
 
 /**
  * Every accepted or refused submit ends in exactly one of completed, rejected, timedOut or
@@ -85,6 +105,8 @@ export const EXECUTOR_OPTIONS: OptionSchema = Object.freeze({
   maxQueue: COMMON_RULES.maxQueue,
   requestTimeout: COMMON_RULES.requestTimeout,
   maxSubscriptions: COMMON_RULES.maxSubscriptions,
+  logger: other('a pino-compatible logger (info, warn and error methods)'),
+  refusalLogInterval: duration(0),
 });
 
 const EXECUTOR_BRAND = Symbol.for('snodo.Executor');
@@ -103,6 +125,11 @@ export class Executor {
   readonly #maxQueue: number;
   readonly #requestTimeout: number;
   readonly #maxSubscriptions: number;
+  readonly #logger: Logger | undefined;
+  readonly #refusalLogInterval: number;
+  /** performance.now() of the last "overloaded" line; refusals since then. */
+  #refusalLoggedAt = Number.NEGATIVE_INFINITY;
+  #refusedSinceLog = 0;
 
   readonly #queue = new Fifo<Job>();
   readonly #running = new Set<Job>();
@@ -125,6 +152,10 @@ export class Executor {
     this.#maxQueue = options.maxQueue ?? DEFAULT_MAX_QUEUE;
     this.#requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
     this.#maxSubscriptions = options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
+    const problem = loggerProblem('logger', options.logger);
+    if (problem !== undefined) throw optionError(problem);
+    this.#logger = options.logger;
+    this.#refusalLogInterval = options.refusalLogInterval ?? DEFAULT_REFUSAL_LOG_INTERVAL;
     trackExecutor(this);
   }
 
@@ -167,6 +198,7 @@ export class Executor {
     const startNow = this.#canStart();
     if (!startNow && this.#queue.size >= this.#maxQueue) {
       this.#counts.rejected++;
+      this.#logRefusal();
       return Promise.reject(new ExecutorError('SNODO_ERR_OVERLOADED'));
     }
 
@@ -181,6 +213,24 @@ export class Executor {
         this.#queue.push(job);
       }
     });
+  }
+
+  /** One "overloaded" line per `refusalLogInterval` at most: a flood of refusals is not a flood of logs. */
+  #logRefusal(): void {
+    if (this.#logger === undefined) return;
+    this.#refusedSinceLog++;
+    const now = performance.now();
+    if (now - this.#refusalLoggedAt < this.#refusalLogInterval) return;
+    this.#refusalLoggedAt = now;
+    const fields = {
+      refused: this.#refusedSinceLog,
+      running: this.#running.size,
+      queued: this.#queue.size,
+      maxConcurrency: this.#maxConcurrency,
+      maxQueue: this.#maxQueue,
+    };
+    this.#refusedSinceLog = 0;
+    log(this.#logger, 'warn', fields, 'executor overloaded: refusing requests');
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   other,
   positive,
 } from '../limits/validate.js';
+import type { Logger } from '../telemetry/log.js';
 import { type CorsOptions, type CorsRules, parseCors } from './cors.js';
 import {
   DEFAULT_ALLOWED_ORIGIN_HOSTS,
@@ -129,9 +130,10 @@ const kConfig = Symbol.for('snodo.HttpConfig');
 
 /**
  * Validates options once (the message names the option and its rule) and builds the state they
- * imply: each call makes a new executor, session store and control channel unless given.
+ * imply: each call makes a new executor, session store and control channel unless given. `logger`
+ * (the runtime's) goes to the executor it makes, which logs when it refuses work as overloaded.
  */
-export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
+export function resolveHttpOptions(options: HttpOptions = {}, logger?: Logger): HttpConfig {
   if (isConfig(options)) return options;
   checkOptions('HTTP', options, HTTP_OPTIONS);
   if (options.path !== undefined && (typeof options.path !== 'string' || !options.path.startsWith('/'))) {
@@ -181,6 +183,7 @@ export function resolveHttpOptions(options: HttpOptions = {}): HttpConfig {
       maxConcurrency: options.maxConcurrency,
       maxQueue: options.maxQueue,
       maxSubscriptions: options.maxSubscriptions,
+      logger,
     });
   const config: HttpConfig = {
     path: options.path,

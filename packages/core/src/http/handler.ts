@@ -78,7 +78,7 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
   const { authenticate, publicUrl, bodyTimeout, ...httpOptions } = options;
   const shutdown = new AbortController();
   const given = httpOptions.shutdownSignal;
-  const config0 = resolveHttpOptions({ ...httpOptions, shutdownSignal: shutdown.signal });
+  const config0 = resolveHttpOptions({ ...httpOptions, shutdownSignal: shutdown.signal }, runtime.logger);
   if (given !== undefined) {
     if (given.aborted) shutdown.abort(given.reason);
     else given.addEventListener('abort', () => shutdown.abort(given.reason), { once: true });

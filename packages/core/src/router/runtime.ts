@@ -9,7 +9,8 @@ import type { Implementation, ProtocolVersion, ServerCapabilities } from '../pro
 import type { ChangeHub } from '../subscriptions/hub.js';
 import type { SubscriptionFilter } from '../subscriptions/listen.js';
 import type { TaskManager } from '../tasks/manager.js';
-import type { ErrorHook, Logger } from '../telemetry/hooks.js';
+import type { ErrorHook } from '../telemetry/hooks.js';
+import type { Logger } from '../telemetry/log.js';
 import type { Extension } from './extension.js';
 import type { Prompt } from './prompt.js';
 import type { Resource, ResourceTemplate } from './resource.js';

@@ -24,7 +24,8 @@ import {
 import type { ChangeHub } from '../subscriptions/hub.js';
 import { TaskManager } from '../tasks/manager.js';
 import { TASKS_EXTENSION } from '../tasks/wire.js';
-import { checkObservers, type ErrorHook, type Logger } from '../telemetry/hooks.js';
+import { checkObservers, type ErrorHook } from '../telemetry/hooks.js';
+import type { Logger } from '../telemetry/log.js';
 import { loadOtel } from '../telemetry/otel.js';
 import { compileExtension, type Extension, type ExtensionDefinition } from './extension.js';
 import { compilePrompt, type PromptDefinition } from './prompt.js';

@@ -1,18 +1,7 @@
 import type { AuthInfo } from '../dispatch/context.js';
 import { definitionError } from '../errors/table.js';
 import type { RequestId } from '../json/int.js';
-
-/**
- * A logger with pino's signature (pino, and any logger with object-first `info`/`warn`/`error`
- * methods, fits; `debug` is used when present). Snodo logs lifecycle events through it and never
- * writes to stdout itself, so a stdio server stays clean.
- */
-export interface Logger {
-  info(fields: Record<string, unknown>, message?: string): void;
-  warn(fields: Record<string, unknown>, message?: string): void;
-  error(fields: Record<string, unknown>, message?: string): void;
-  debug?(fields: Record<string, unknown>, message?: string): void;
-}
+import { type Logger, loggerProblem, safely } from './log.js';
 
 /** What `onError` is told about the request whose error became -32603 or an `isError` tool result. */
 export interface ErrorContext {
@@ -80,36 +69,10 @@ function errorContext(source: ErrorSource): ErrorContext {
   return context;
 }
 
-/** Logs through `logger` when there is one; a logger that throws never breaks the caller. */
-export function log(
-  logger: Logger | undefined,
-  level: 'info' | 'warn' | 'error' | 'debug',
-  fields: Record<string, unknown>,
-  message: string,
-): void {
-  if (!logger) return;
-  safely(() => logger[level]?.(fields, message));
-}
-
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    // A broken logger must not break serving.
-  }
-}
-
 /** Checks `onError` and `logger` of a server definition (once, in createServer). */
 export function checkObservers(onError: unknown, logger: unknown): void {
   if (onError !== undefined && typeof onError !== 'function')
     throw definitionError('onError must be a function');
-  if (logger === undefined) return;
-  if (typeof logger !== 'object' || logger === null) {
-    throw definitionError('logger must be an object with info, warn and error methods (pino-compatible)');
-  }
-  for (const level of ['info', 'warn', 'error'] as const) {
-    if (typeof (logger as Record<string, unknown>)[level] !== 'function') {
-      throw definitionError(`logger.${level} must be a function (a pino-compatible logger)`);
-    }
-  }
+  const problem = loggerProblem('logger', logger);
+  if (problem !== undefined) throw definitionError(problem);
 }
