@@ -261,6 +261,8 @@ describe('maxBatchItems', () => {
         },
       },
     ]);
+    expect(over.refused).toBe(true);
+    expect(atLimit.refused).toBeUndefined();
     expect(running.started).toBe(0);
   });
 

@@ -132,7 +132,7 @@ describe('JSON-RPC batches (2025-03-26 only)', () => {
     expect(outcome.session?.initialized).toBe(true);
   });
 
-  it('refuses batches on 2025-06-18, 2025-11-25, 2026-07-28 and without a session', async () => {
+  it('refuses batches on 2025-06-18, 2025-11-25, 2026-07-28 and without a session, as a whole (refused: one error to send alone)', async () => {
     const items = [{ kind: 'request' as const, id: 1, method: 'ping', params: undefined, message: {} }];
     for (const context of [
       { session: await session('2025-06-18') },
@@ -143,7 +143,10 @@ describe('JSON-RPC batches (2025-03-26 only)', () => {
       expect(outcome.responses).toEqual([
         { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('2025-03-26') } },
       ]);
+      expect(outcome.refused).toBe(true);
     }
+    const served = await dispatchBatch(runtime, items, { session: await session('2025-03-26') });
+    expect(served.refused).toBeUndefined();
   });
 
   it('refuses initialize inside a batch', async () => {

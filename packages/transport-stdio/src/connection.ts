@@ -422,7 +422,9 @@ export class StdioConnection {
       })
       .then(async (outcome) => {
         if (outcome.session !== undefined) this.#session = outcome.session;
-        if (outcome.responses.length > 0 && !this.#failure) await this.#write(outcome.responses);
+        // A refused batch is answered with its one error alone, as HTTP does (never a batch reply).
+        const answer = outcome.refused ? outcome.responses[0] : outcome.responses;
+        if (outcome.responses.length > 0 && !this.#failure && answer) await this.#write(answer);
       })
       .catch(logInternal)
       .finally(() => this.#done());

@@ -1,16 +1,38 @@
 import { type Client, connect } from '@snodo/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADAPTERS, type Adapter, type Bounds, REVISIONS, type Served } from './adapters.js';
+import { ADAPTERS, type Adapter, type Bounds, type Probe, REVISIONS, type Served } from './adapters.js';
+import { NOTE } from './fixtures/server.mjs';
+import { type HttpPeer, type RawPeer, rawPeer } from './wire.js';
 
 const served: Served[] = [];
 const clients: Client[] = [];
+const peers: RawPeer[] = [];
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => {});
+  for (const peer of peers.splice(0)) await peer.close();
   for (const server of served.splice(0)) await server.close();
 });
 
 type Revision = (typeof REVISIONS)[number];
 type OnRoots = NonNullable<Parameters<typeof connect>[1]>['onRoots'];
+
+async function openWith(
+  adapter: Adapter,
+  revision: Revision,
+  bounds?: Bounds,
+  onRoots?: OnRoots,
+): Promise<{ client: Client; server: Served }> {
+  const server = await adapter.start(bounds);
+  served.push(server);
+  const client = await connect(server.target, {
+    ...server.connectOptions,
+    protocolVersions: [revision],
+    ...(onRoots === undefined ? {} : { onRoots }),
+  });
+  clients.push(client);
+  expect(client.protocolVersion).toBe(revision);
+  return { client, server };
+}
 
 async function open(
   adapter: Adapter,
@@ -18,16 +40,30 @@ async function open(
   bounds?: Bounds,
   onRoots?: OnRoots,
 ): Promise<Client> {
+  return (await openWith(adapter, revision, bounds, onRoots)).client;
+}
+
+/** A raw peer on the adapter's wire, with its session open (undefined: the in-process wire has no bytes). */
+async function openRaw(adapter: Adapter, revision: Revision, bounds?: Bounds) {
   const server = await adapter.start(bounds);
   served.push(server);
-  const client = await connect(server.target, {
-    protocolVersions: [revision],
-    ...(onRoots === undefined ? {} : { onRoots }),
-  });
-  clients.push(client);
-  expect(client.protocolVersion).toBe(revision);
-  return client;
+  const peer = await rawPeer(adapter.wire, server, revision);
+  if (peer) peers.push(peer);
+  return { server, peer };
 }
+
+/** Settles with `outcomes` recording each way `call` settles (so settling twice would show). */
+function record(call: Promise<unknown>): string[] {
+  const outcomes: string[] = [];
+  call.then(
+    () => outcomes.push('resolved'),
+    () => outcomes.push('rejected'),
+  );
+  return outcomes;
+}
+
+const idle = (probe: Probe) =>
+  probe.running === 0 && (probe.executor === undefined || probe.executor.running === 0);
 
 const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
@@ -132,5 +168,127 @@ describe.each(ADAPTERS)('$name', (adapter) => {
         );
       });
     }
+
+    const disconnect =
+      adapter.disconnect === 'aborts'
+        ? 'its handler is aborted'
+        : `its handler runs to its deadline (${adapter.disconnect.runsToDeadline})`;
+    it(`a client that disconnects mid-call: the call rejects once, ${disconnect}, and nothing stays running`, async () => {
+      // Without a deadline a handler the disconnect does not abort would never end.
+      const bounds = adapter.disconnect === 'aborts' ? {} : { requestTimeout: 1_000 };
+      const { client, server } = await openWith(adapter, revision, bounds);
+      const call = client.callTool('sleep', {});
+      const outcomes = record(call);
+      await until(
+        () => counts(client),
+        ({ started }) => started === 1,
+      );
+      await client.close();
+      await call.catch(() => {});
+      const probe = await server.settled((state) => state.aborted === 1 && idle(state));
+      expect(probe).toMatchObject({ started: 1, aborted: 1, running: 0 });
+      expect(outcomes).toEqual(['rejected']);
+    });
+
+    const sessionEnd =
+      adapter.wire === 'stdio'
+        ? 'stdin EOF'
+        : adapter.wire === 'direct'
+          ? 'closing the in-process transport'
+          : revision === '2026-07-28'
+            ? 'closing the listen stream (2026-07-28 has no sessions)'
+            : 'DELETE of the session';
+    it(`ending the session (${sessionEnd}) ends its open subscription: the server releases its stream`, async () => {
+      const { client, server } = await openWith(adapter, revision);
+      const subscription = client.listen({ resourceSubscriptions: [NOTE] });
+      expect(await subscription.ready).toEqual({ resourceSubscriptions: [NOTE] });
+      const notes = subscription[Symbol.asyncIterator]();
+      expect(text(await client.callTool('touch', {}))).toBe('touched');
+      expect((await notes.next()).value).toMatchObject({
+        method: 'notifications/resources/updated',
+        params: { uri: NOTE },
+      });
+      await client.close();
+      expect(await notes.next()).toEqual({ value: undefined, done: true });
+      const probe = await server.settled((state) => (state.executor?.subscriptions ?? 0) === 0);
+      expect(probe.executor?.subscriptions ?? 0).toBe(0);
+    });
+
+    if (adapter.wire === 'http' && revision !== '2026-07-28') {
+      it('a DELETE of the session ends its open GET stream from the server side, and the session is gone', async () => {
+        const { server, peer } = await openRaw(adapter, revision);
+        const http = peer as HttpPeer;
+        const stream = await http.stream();
+        expect(stream.status).toBe(200);
+        await server.settled((state) => state.executor?.subscriptions === 1);
+        expect(await http.delete()).toBe(204);
+        // The body ends because the server ended it: this peer never cancels it.
+        await stream.text();
+        await server.settled((state) => state.executor?.subscriptions === 0);
+        const after = await http.send({ jsonrpc: '2.0', id: 9, method: 'tools/list' });
+        expect(after.status).toBe(404);
+      });
+    }
+
+    const batches =
+      adapter.wire === 'direct'
+        ? ' (the in-process client transport carries no batches: nothing to admit)'
+        : revision === '2025-03-26'
+          ? adapter.overload === 'paced'
+            ? ': an item over the bounds waits for room (stdio paces), then runs'
+            : ': an item over the bounds gets its own -32000, the others run'
+          : `: refused whole (-32600) on ${revision}, which has no batches, and nothing of it runs`;
+    it(`a batch is admitted item by item${batches}`, async () => {
+      const { server, peer } = await openRaw(adapter, revision, {
+        maxConcurrency: 1,
+        maxQueue: 0,
+        requestTimeout: 500,
+      });
+      if (peer === undefined) {
+        expect(adapter.wire).toBe('direct');
+        return;
+      }
+      const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      });
+      const answer = await peer.send([
+        call(1, 'sleep'),
+        call(2, 'echo', { text: 'x' }),
+        call(3, 'echo', { text: 'y' }),
+      ]);
+      if (revision !== '2025-03-26') {
+        expect(answer.body).toMatchObject({ id: null, error: { code: -32600 } });
+        if (answer.status !== undefined) expect(answer.status).toBe(400);
+        await peer.close();
+        expect(await server.settled(idle)).toMatchObject({ started: 0 });
+        return;
+      }
+      expect(answer.status ?? 200).toBe(200);
+      const items = (answer.body as { id: number; result?: unknown; error?: { code: number } }[])
+        .map((item) => ({
+          id: item.id,
+          outcome: item.error?.code ?? text(item.result as { content: unknown[] }),
+        }))
+        .sort((a, b) => a.id - b.id);
+      // The sleep holds the only slot until its deadline (-32001).
+      expect(items).toEqual(
+        adapter.overload === 'paced'
+          ? [
+              { id: 1, outcome: -32001 },
+              { id: 2, outcome: 'x' },
+              { id: 3, outcome: 'y' },
+            ]
+          : [
+              { id: 1, outcome: -32001 },
+              { id: 2, outcome: -32000 },
+              { id: 3, outcome: -32000 },
+            ],
+      );
+      await peer.close();
+      expect(await server.settled(idle)).toMatchObject({ started: 1, aborted: 1 });
+    });
   });
 });

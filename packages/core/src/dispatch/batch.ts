@@ -18,6 +18,12 @@ export interface BatchOutcome {
   /** One response per request of the batch, in order; empty when the batch held only notifications and responses. */
   readonly responses: JsonRpcResponse[];
   readonly session?: Session;
+  /**
+   * The batch as a whole was refused (a revision without batches, no session, over
+   * `maxBatchItems`): `responses` holds its one -32600 error, to be sent alone, not in an array
+   * (JSON-RPC answers an invalid batch with a single response).
+   */
+  readonly refused?: true;
 }
 
 /**
@@ -69,10 +75,10 @@ export async function dispatchBatch(
     const error = ProtocolError.invalidRequest(
       'JSON-RPC batches are accepted only on protocol revision 2025-03-26',
     );
-    return { responses: [errorResponse(null, { code: error.code, message: error.message })] };
+    return { responses: [errorResponse(null, { code: error.code, message: error.message })], refused: true };
   }
   const tooMany = oversizedBatchError(items.length, options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS);
-  if (tooMany) return { responses: [errorResponse(null, tooMany)] };
+  if (tooMany) return { responses: [errorResponse(null, tooMany)], refused: true };
   const admit: BatchAdmit = options.admit ?? ((task) => task(context.signal ?? NEVER_ABORTED));
   let session = context.session;
 
