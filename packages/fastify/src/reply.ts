@@ -18,6 +18,10 @@ export async function sendResponse(
     // Bytes, not a string: Fastify would append "; charset=utf-8" to core's content type.
     return reply.send(response.body === '' ? undefined : Buffer.from(response.body));
   }
+  // Commit the stream at once, as core's node writer does: @fastify/sse writes headers only with
+  // the first event, so a quiet stream (a session's GET) would leave the client without an answer.
+  reply.sse.sendHeaders();
+  reply.raw.flushHeaders();
   await Promise.race([reply.sse.send(messages(reply, response.events)), closed(disconnect)]);
   return undefined;
 }

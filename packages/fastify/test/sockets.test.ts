@@ -185,6 +185,42 @@ describe('SSE over a real socket', () => {
     await held.body?.cancel();
   });
 
+  it("a session's GET stream answers its headers at once, before any event (a quiet stream is no silent request)", async () => {
+    // keepAliveInterval far beyond the test's timeout: only the headers themselves can answer the GET.
+    const { origin } = await serve({ keepAliveInterval: 600_000 });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...bearer(),
+    };
+    const init = await fetch(`${origin}/api/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    const session = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const stream = new AbortController();
+    const response = await fetch(`${origin}/api/mcp`, {
+      method: 'GET',
+      headers: {
+        ...bearer(),
+        accept: 'text/event-stream',
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      signal: stream.signal,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    stream.abort();
+  });
+
   it('closing the application ends an open subscription with its final result', async () => {
     const { app, origin } = await serve();
     const request = listenRequest();

@@ -19,6 +19,8 @@ export interface Bounds {
   maxConcurrency?: number;
   maxQueue?: number;
   requestTimeout?: number;
+  /** stdio only: serve's `writeTimeout`. */
+  writeTimeout?: number;
 }
 
 /**
@@ -31,6 +33,9 @@ export interface Probe {
   readonly aborted: number;
   readonly running: number;
   readonly executor?: { readonly running: number; readonly subscriptions: number };
+  /** stdio: the child's exit code and the code of the error `serve` rejected with, if it did. */
+  readonly code?: number;
+  readonly failure?: string;
 }
 
 export interface Served {
@@ -84,7 +89,7 @@ async function stop(server: Server): Promise<void> {
 }
 
 /** The contract server in this process, run by an executor the suite watches. */
-function inProcess(bounds: Bounds): {
+function inProcess({ writeTimeout: _stdioOnly, ...bounds }: Bounds): {
   runtime: Runtime;
   executor: Executor;
   settled: Served['settled'];
@@ -133,7 +138,7 @@ export const ADAPTERS: readonly Adapter[] = [
           exitTimeout: 25_000,
         },
         settled: async (done) => {
-          const state = JSON.parse(await exit) as Probe & { code: number };
+          const state = JSON.parse(await exit) as Probe;
           if (!done(state)) throw new Error(`the stdio child exited in state ${JSON.stringify(state)}`);
           return state;
         },

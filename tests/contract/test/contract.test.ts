@@ -1,8 +1,16 @@
 import { type Client, connect } from '@snodo/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADAPTERS, type Adapter, type Bounds, type Probe, REVISIONS, type Served } from './adapters.js';
-import { NOTE } from './fixtures/server.mjs';
-import { type HttpPeer, type RawPeer, rawPeer } from './wire.js';
+import {
+  ADAPTERS,
+  type Adapter,
+  type Bounds,
+  type Probe,
+  REVISIONS,
+  type Served,
+  type Wire,
+} from './adapters.js';
+import { NOTE, PAGE } from './fixtures/server.mjs';
+import { type HttpPeer, modernMeta, type RawPeer, rawPeer, type StdioPeer } from './wire.js';
 
 const served: Served[] = [];
 const clients: Client[] = [];
@@ -85,6 +93,90 @@ const codeOf = (call: Promise<unknown>) =>
     () => undefined,
     (error: { code?: unknown }) => error.code,
   );
+
+/** Notifications a flood sends: ~12 MB of `PAGE` updates, far more than loopback sockets or a pipe hold. */
+const FLOOD = 3_000;
+
+/** What a subscriber that stops reading meets, by wire (the bound each adapter's README names). */
+const SLOW_READER: Record<Wire, { name: string; run(adapter: Adapter, revision: Revision): Promise<void> }> =
+  {
+    http: {
+      name: 'core drops it (what it missed is not queued for it) and its stream ends once it reads again, returning its slot, while a reading subscriber gets every notification and calls go on',
+      async run(adapter, revision) {
+        const { client, server } = await openWith(adapter, revision);
+        const reading = client.listen({ resourceSubscriptions: [PAGE] });
+        await reading.ready;
+        const peer = (await rawPeer('http', server, revision)) as HttpPeer;
+        peers.push(peer);
+        const slow = await peer.slowSubscription(PAGE);
+        const before = await server.settled((state) => (state.executor?.subscriptions ?? 0) >= 2);
+        // Read by hand: leaving a for-await loop would close the reading subscription.
+        const notes = reading[Symbol.asyncIterator]();
+        const received = (async () => {
+          for (let count = 0; count < FLOOD; count++) {
+            const note = await notes.next();
+            if (note.done) return count;
+            expect(note.value).toMatchObject({
+              method: 'notifications/resources/updated',
+              params: { uri: PAGE },
+            });
+          }
+          return FLOOD;
+        })();
+        expect(text(await client.callTool('flood', { count: FLOOD }))).toBe(String(FLOOD));
+        expect(await received).toBe(FLOOD);
+        expect(text(await client.callTool('echo', { text: 'still' }))).toBe('still');
+        // Read at last: what the socket held, then the end the server wrote when it dropped the reader.
+        const late = (await slow.drain()).filter(
+          (message) => (message as { method?: string }).method === 'notifications/resources/updated',
+        );
+        expect(late.length).toBeLessThan(FLOOD);
+        const subscriptions = (before.executor?.subscriptions ?? 0) - 1;
+        await server.settled((state) => state.executor?.subscriptions === subscriptions);
+      },
+    },
+    stdio: {
+      name: 'serving ends at writeTimeout with SNODO_ERR_WRITE_TIMEOUT (README: a client that stops reading ends the server; one peer per process, so no other caller to keep serving)',
+      async run(adapter, revision) {
+        const { server, peer } = await openRaw(adapter, revision, { writeTimeout: 300 });
+        const stdio = peer as StdioPeer;
+        await stdio.subscribe(PAGE);
+        stdio.stopReading();
+        stdio.write({
+          jsonrpc: '2.0',
+          id: 'flood',
+          method: 'tools/call',
+          params: {
+            name: 'flood',
+            arguments: { count: FLOOD },
+            ...(revision === '2026-07-28' ? { _meta: modernMeta(revision) } : {}),
+          },
+        });
+        const exit = await server.settled((state) => state.failure !== undefined);
+        expect(exit).toMatchObject({ code: 1, failure: 'SNODO_ERR_WRITE_TIMEOUT' });
+      },
+    },
+    direct: {
+      name: "the client's own queue ends it at 1,024 unread with SNODO_ERR_SUBSCRIPTION_OVERFLOW (in process no wire backs up), while calls go on",
+      async run(adapter, revision) {
+        const client = await open(adapter, revision);
+        const slow = client.listen({ resourceSubscriptions: [PAGE] });
+        await slow.ready;
+        expect(text(await client.callTool('flood', { count: 1_100 }))).toBe('1100');
+        expect(slow.ended).toBe(true);
+        let read = 0;
+        const error = await (async () => {
+          for await (const _note of slow) read++;
+        })().then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
+        expect(read).toBe(1_024);
+        expect(error).toMatchObject({ code: 'SNODO_ERR_SUBSCRIPTION_OVERFLOW' });
+        expect(text(await client.callTool('echo', { text: 'still' }))).toBe('still');
+      },
+    },
+  };
 
 describe.each(ADAPTERS)('$name', (adapter) => {
   describe.each(REVISIONS)('%s', (revision) => {
@@ -212,6 +304,10 @@ describe.each(ADAPTERS)('$name', (adapter) => {
       expect(await notes.next()).toEqual({ value: undefined, done: true });
       const probe = await server.settled((state) => (state.executor?.subscriptions ?? 0) === 0);
       expect(probe.executor?.subscriptions ?? 0).toBe(0);
+    });
+
+    it(`a subscriber that stops reading: ${SLOW_READER[adapter.wire].name}`, async () => {
+      await SLOW_READER[adapter.wire].run(adapter, revision);
     });
 
     if (adapter.wire === 'http' && revision !== '2026-07-28') {

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { createInterface, type Interface } from 'node:readline';
 import type { Served, Wire } from './adapters.js';
 
 /** What came back for one message sent raw: an HTTP status where there is one, and the JSON-RPC body. */
@@ -25,14 +27,31 @@ const INIT_PARAMS = (revision: string) => ({
   clientInfo: { name: 'contract-raw', version: '1.0.0' },
 });
 
-/** JSON-RPC messages of an HTTP body: JSON, or the `data:` lines of an SSE stream. */
-function bodyMessages(contentType: string | null, text: string): unknown {
-  if (!contentType?.startsWith('text/event-stream')) return text === '' ? undefined : JSON.parse(text);
-  const messages = text
+/** A subscription whose reader does not read: the server's writes back up to it. */
+export interface SlowSubscription {
+  /** Reads what the stream still holds until the server ends it; resolves with the messages read. */
+  drain(): Promise<unknown[]>;
+}
+
+/** The `_meta` a 2026-07-28 request carries (it has no session to hold them). */
+export const modernMeta = (revision: string) => ({
+  'io.modelcontextprotocol/protocolVersion': revision,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'contract-raw', version: '1.0.0' },
+});
+
+/** The JSON-RPC messages of SSE text (its `data:` lines). */
+function sseMessages(text: string): unknown[] {
+  return text
     .split('\n')
     .filter((line) => line.startsWith('data:') && line.length > 5)
     .map((line) => JSON.parse(line.slice(5)) as unknown);
-  return messages.at(-1);
+}
+
+/** JSON-RPC messages of an HTTP body: JSON, or the `data:` lines of an SSE stream. */
+function bodyMessages(contentType: string | null, text: string): unknown {
+  if (!contentType?.startsWith('text/event-stream')) return text === '' ? undefined : JSON.parse(text);
+  return sseMessages(text).at(-1);
 }
 
 export class HttpPeer implements RawPeer {
@@ -86,6 +105,57 @@ export class HttpPeer implements RawPeer {
     return fetch(this.url, { method: 'GET', headers: { ...this.headers(), accept: 'text/event-stream' } });
   }
 
+  /**
+   * A subscription to `uri` on a stream this peer leaves unread: 2026-07-28 a `subscriptions/listen`
+   * POST, before it `resources/subscribe` and the session's GET stream. node:http's client stops
+   * reading the socket once its small buffer is full, so the server's writes back up.
+   */
+  async slowSubscription(uri: string): Promise<SlowSubscription> {
+    const modern = this.revision === '2026-07-28';
+    if (!modern) {
+      const subscribed = await this.send({
+        jsonrpc: '2.0',
+        id: 'sub',
+        method: 'resources/subscribe',
+        params: { uri },
+      });
+      if (subscribed.status !== 200) throw new Error(`resources/subscribe: ${JSON.stringify(subscribed)}`);
+    }
+    const body = modern
+      ? JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'slow',
+          method: 'subscriptions/listen',
+          params: { notifications: { resourceSubscriptions: [uri] }, _meta: modernMeta(this.revision) },
+        })
+      : undefined;
+    const request = httpRequest(this.url, {
+      method: modern ? 'POST' : 'GET',
+      headers: modern
+        ? { ...this.headers(), 'mcp-method': 'subscriptions/listen' }
+        : { ...this.headers(), accept: 'text/event-stream' },
+    });
+    request.end(body);
+    const [response] = (await once(request, 'response')) as [IncomingMessage];
+    if (response.statusCode !== 200) {
+      let text = '';
+      for await (const chunk of response) text += String(chunk);
+      throw new Error(`the slow stream got ${response.statusCode}: ${text}`);
+    }
+    return {
+      async drain() {
+        let text = '';
+        response.setEncoding('utf8');
+        try {
+          for await (const chunk of response) text += chunk;
+        } catch {
+          // The server may cut the stream instead of ending it: what arrived before counts.
+        }
+        return sseMessages(text);
+      },
+    };
+  }
+
   async delete(): Promise<number> {
     const response = await fetch(this.url, { method: 'DELETE', headers: this.headers() });
     await response.text();
@@ -97,6 +167,7 @@ export class HttpPeer implements RawPeer {
 
 export class StdioPeer implements RawPeer {
   readonly #child: ChildProcess;
+  readonly #reader: Interface;
   readonly #lines: AsyncIterator<string>;
 
   constructor(
@@ -109,21 +180,47 @@ export class StdioPeer implements RawPeer {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.#child.stderr?.setEncoding('utf8').on('data', onStderr);
-    this.#lines = createInterface({ input: this.#child.stdout as NodeJS.ReadableStream })[
-      Symbol.asyncIterator
-    ]();
+    // Writing to a child that already exited (a scenario that ends serving) is not this peer's failure.
+    this.#child.stdin?.on('error', () => {});
+    this.#reader = createInterface({ input: this.#child.stdout as NodeJS.ReadableStream });
+    this.#lines = this.#reader[Symbol.asyncIterator]();
+  }
+
+  /** Writes one message line without waiting for anything. */
+  write(message: unknown): void {
+    this.#child.stdin?.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Stops reading the child's stdout: its writes fill the pipe, then block. */
+  stopReading(): void {
+    this.#reader.pause();
+    this.#child.stdout?.pause();
+  }
+
+  /** A subscription to `uri` (2026-07-28 `subscriptions/listen`; before, `resources/subscribe`). */
+  async subscribe(uri: string): Promise<void> {
+    if (this.revision !== '2026-07-28') {
+      await this.send({ jsonrpc: '2.0', id: 'sub', method: 'resources/subscribe', params: { uri } });
+      return;
+    }
+    this.write({
+      jsonrpc: '2.0',
+      id: 'slow',
+      method: 'subscriptions/listen',
+      params: { notifications: { resourceSubscriptions: [uri] }, _meta: modernMeta(this.revision) },
+    });
   }
 
   async open(): Promise<this> {
     if (this.revision === '2026-07-28') return this;
     await this.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS(this.revision) });
-    this.#child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    this.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return this;
   }
 
   /** Writes one line and resolves with the next line that answers something (notifications are passed over). */
   async send(message: unknown): Promise<Answer> {
-    this.#child.stdin?.write(`${JSON.stringify(message)}\n`);
+    this.write(message);
     for (;;) {
       const next = await this.#lines.next();
       if (next.done) throw new Error('the stdio child closed its output');
