@@ -17,7 +17,7 @@ import { ProxyError } from './errors.js';
 import type { Exchange, PendingInput } from './exchange.js';
 import { type ListChange, UpstreamListener } from './listener.js';
 import type { Owner } from './principal.js';
-import { type BackendSession, type Route, type SessionChange, SessionPool } from './sessions.js';
+import { type BackendSession, type Route, type SessionChange, SessionPool, type Use } from './sessions.js';
 import { observedTransport } from './transport.js';
 import { PROXY_VERSION } from './version.js';
 
@@ -482,10 +482,16 @@ export class Backend {
     what: string,
     owner: Owner | undefined,
     send: (client: Client, route: Route) => Promise<T>,
+    use: Use = {},
   ): Promise<T> {
     const client = this.#client;
     if (!client || this.#status === 'down' || this.#closed) throw unavailable(what);
-    if (owner && this.perPrincipal) return this.#callInSession(what, owner, send);
+    if (owner && this.perPrincipal) {
+      // Over HTTP a backend's input request comes on the stream of the request it is for: several
+      // calls may share a session. Elsewhere nothing relates it: each input call takes a session.
+      const related = 'http' in this.spec.target;
+      return this.#callInSession(what, owner, send, related ? { session: use.session } : use);
+    }
     const generation = this.#generation;
     const lost = (error: unknown) => {
       if (TransportError.is(error)) this.#lost(generation, error);
@@ -515,9 +521,10 @@ export class Backend {
     what: string,
     owner: Owner,
     send: (client: Client, route: Route) => Promise<T>,
+    use: Use,
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const session = await this.#acquire(owner, what);
+      const session = await this.#acquire(owner, what, use);
       try {
         return await send(session.client as Client, session);
       } catch (error) {
@@ -535,14 +542,14 @@ export class Backend {
           () => this.#closed || session.closed,
         );
       } finally {
-        this.sessions.release(session);
+        this.sessions.release(session, use);
       }
     }
   }
 
-  async #acquire(owner: Owner, what: string): Promise<BackendSession> {
+  async #acquire(owner: Owner, what: string, use?: Use): Promise<BackendSession> {
     try {
-      return await this.sessions.acquire(owner, what);
+      return await this.sessions.acquire(owner, what, use);
     } catch (error) {
       if (ProtocolError.is(error)) throw error;
       this.#env.warning(this, `a session for a caller could not be opened: ${describe(error)}`);
@@ -595,8 +602,9 @@ export class Backend {
   /**
    * The backend's server-initiated request (elicitation, sampling, roots) goes to the call on that
    * connection it belongs to (a principal's session carries only that principal's calls): the call
-   * whose request stream carried it (HTTP), else the only call in flight there. Never a guess: with
-   * no such call (it ended, or several run over stdio, where nothing on the wire says which) the
+   * whose request stream carried it (HTTP), else the only call in flight there (elsewhere each call
+   * that may ask takes a session of its own: `Use.input`). Never a guess: with no such call (it
+   * ended), or several sharing a stdio session (`maxSessions` left no room for one each), the
    * backend gets an error.
    */
   #input(

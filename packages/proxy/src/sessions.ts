@@ -71,6 +71,8 @@ export class BackendSession implements Route {
   opening: Promise<Client> | undefined;
   /** Calls running on it, or parked waiting for their frontend's input. */
   leases = 0;
+  /** Of those, calls that took it for themselves (`Use.input`): its input requests are theirs. */
+  inputCalls = 0;
   closed = false;
   timer: ReturnType<typeof setTimeout> | undefined;
   listener: UpstreamListener | undefined;
@@ -115,21 +117,40 @@ export class BackendSession implements Route {
   }
 }
 
+/** How a call uses an owner's sessions. */
+export interface Use {
+  /**
+   * The call may receive the backend's input requests and nothing on the wire relates them to it
+   * (stdio, in-process): it takes a session no other such call of the owner is on, opening a
+   * second one (a lane) when the owner's are all taken, within `maxSessions`.
+   */
+  readonly input?: boolean;
+  /** The session to run on when it is still open (the one that handed out the resource read). */
+  readonly session?: BackendSession | undefined;
+}
+
 /**
- * The sessions of one backend that keeps them, one per owner (`Owner.key`), bounded:
+ * The sessions of one backend that keeps them, by owner (`Owner.key`), bounded:
  *
- *   acquire(owner) ──► its session (moved to the most recently used end) | a new one; a new one
- *                      past maxSessions first closes the least recently used idle session, and
- *                      with none idle is refused (-32000 backend_sessions_exhausted)
+ *   owner key ──► [ main, lane, lane … ]   the main session carries the owner's calls and its
+ *                                          subscriptions; a lane carries one input call at a time
+ *   acquire(owner)        ──► its main session | a new one
+ *   acquire(owner, input) ──► its first session without an input call | a new lane | (none can be
+ *                             opened) its least busy one, shared: an input request there that the
+ *                             wire does not relate is refused, never guessed
+ *   a new session past maxSessions first closes the least recently used idle lane, else idle
+ *   session; a new main session with none idle is refused (-32000 backend_sessions_exhausted)
  *   release(session) ──► idle: ephemeral → closed now; otherwise closed after idleMs unless used
  *
- * A session is in use (never expired, never evicted) while it has leases or its owner is
- * listening; `quiet(owner)` starts the expiry of an owner that stopped listening. The map's
- * insertion order is the LRU order: a session is re-inserted each time it is acquired.
+ * A session is in use (never expired, never evicted) while it has leases, or (the main session)
+ * its owner is listening; `quiet(owner)` starts the expiry of an owner that stopped listening. When
+ * the main session closes, the first lane becomes the main one. `#recent` is the LRU order: a
+ * session is re-inserted each time it is acquired.
  */
 export class SessionPool {
   readonly #env: PoolEnv;
-  readonly #sessions = new Map<string, BackendSession>();
+  readonly #owners = new Map<string, BackendSession[]>();
+  readonly #recent = new Set<BackendSession>();
   #closed = false;
 
   constructor(env: PoolEnv) {
@@ -137,39 +158,61 @@ export class SessionPool {
   }
 
   get size(): number {
-    return this.#sessions.size;
+    return this.#recent.size;
   }
 
-  /** The owner's live session, if it has one. */
+  /** The owner's live main session, if it has one. */
   find(ownerKey: string): BackendSession | undefined {
-    return this.#sessions.get(ownerKey);
+    return this.#owners.get(ownerKey)?.[0];
   }
 
-  /** The owner's session, opened if needed, with one more lease: `release` it when done. */
-  async acquire(owner: Owner, what: string): Promise<BackendSession> {
+  /** Every live session of the owner, its main session first. */
+  all(ownerKey: string): readonly BackendSession[] {
+    return this.#owners.get(ownerKey) ?? [];
+  }
+
+  /** The owner's session that handed `original` out (a link in one of its results), with the block that named it. */
+  handedOut(
+    ownerKey: string,
+    original: string,
+  ): { session: BackendSession; block: Readonly<Record<string, unknown>> } | undefined {
+    for (const session of this.all(ownerKey)) {
+      const block = session.handedOut(original);
+      if (block) return { session, block };
+    }
+    return undefined;
+  }
+
+  #main(session: BackendSession): boolean {
+    return this.#owners.get(session.owner.key)?.[0] === session;
+  }
+
+  /** An owner's session with one more lease (see `Use`), opened if needed: `release` it when done. */
+  async acquire(owner: Owner, what: string, use: Use = {}): Promise<BackendSession> {
     for (;;) {
       if (this.#closed) throw new ProtocolError(-32603, `The server behind ${what} was removed`);
-      const existing = this.#sessions.get(owner.key);
-      if (existing) {
-        this.#sessions.delete(owner.key);
-        this.#sessions.set(owner.key, existing);
-        existing.leases++;
-        if (existing.timer !== undefined) {
-          clearTimeout(existing.timer);
-          existing.timer = undefined;
+      const group = this.#owners.get(owner.key) ?? [];
+      let chosen: BackendSession | undefined;
+      if (use.session && group.includes(use.session)) chosen = use.session;
+      else if (!use.input) chosen = group[0];
+      else if (group.length > 0) {
+        chosen = group.find((session) => session.inputCalls === 0);
+        if (!chosen) {
+          if (this.#recent.size < this.#env.maxSessions) return this.#open(owner, use);
+          const victim = this.#victim(true);
+          if (victim) {
+            await this.#remove(victim, 'evicted');
+            continue;
+          }
+          // No room for a lane: share the least busy session (its unrelated input requests are refused).
+          chosen = group.reduce((a, b) => (b.inputCalls < a.inputCalls ? b : a));
         }
-        try {
-          if (!existing.client) await existing.opening;
-        } catch (error) {
-          existing.leases--;
-          throw error;
-        }
-        return existing;
       }
-      if (this.#sessions.size < this.#env.maxSessions) return this.#open(owner);
+      if (chosen) return this.#lease(chosen, use);
+      if (this.#recent.size < this.#env.maxSessions) return this.#open(owner, use);
       // Full: close the least recently used idle session, then look again (another acquire may
       // have taken the slot, or opened this owner's session, meanwhile).
-      const victim = [...this.#sessions.values()].find((session) => this.#idle(session));
+      const victim = this.#victim(false);
       if (!victim) {
         throw new ProtocolError(
           -32000,
@@ -181,10 +224,43 @@ export class SessionPool {
     }
   }
 
-  #open(owner: Owner): Promise<BackendSession> {
+  /** The least recently used idle lane; unless `lanesOnly`, else the least recently used idle session. */
+  #victim(lanesOnly: boolean): BackendSession | undefined {
+    const idle = [...this.#recent].filter((session) => this.#idle(session));
+    return idle.find((session) => !this.#main(session)) ?? (lanesOnly ? undefined : idle[0]);
+  }
+
+  async #lease(session: BackendSession, use: Use): Promise<BackendSession> {
+    this.#recent.delete(session);
+    this.#recent.add(session);
+    session.leases++;
+    if (use.input) session.inputCalls++;
+    if (session.timer !== undefined) {
+      clearTimeout(session.timer);
+      session.timer = undefined;
+    }
+    try {
+      if (!session.client) await session.opening;
+    } catch (error) {
+      this.#unlease(session, use);
+      throw error;
+    }
+    return session;
+  }
+
+  #unlease(session: BackendSession, use: Use): void {
+    session.leases--;
+    if (use.input) session.inputCalls--;
+  }
+
+  #open(owner: Owner, use: Use): Promise<BackendSession> {
     const session = new BackendSession(owner);
     session.leases++;
-    this.#sessions.set(owner.key, session);
+    if (use.input) session.inputCalls++;
+    const group = this.#owners.get(owner.key);
+    if (group) group.push(session);
+    else this.#owners.set(owner.key, [session]);
+    this.#recent.add(session);
     session.opening = this.#env.connect(session).then(
       (client) => {
         session.client = client;
@@ -194,7 +270,7 @@ export class SessionPool {
         return client;
       },
       (error: unknown) => {
-        if (this.#sessions.get(owner.key) === session) this.#sessions.delete(owner.key);
+        this.#forget(session);
         session.closed = true;
         throw error;
       },
@@ -205,20 +281,33 @@ export class SessionPool {
     });
   }
 
-  #idle(session: BackendSession): boolean {
-    return session.leases === 0 && session.client !== undefined && !this.#env.listening(session.owner.key);
+  /** Takes the session out of the pool; false when it was not in it. */
+  #forget(session: BackendSession): boolean {
+    if (!this.#recent.delete(session)) return false;
+    const group = this.#owners.get(session.owner.key) ?? [];
+    const at = group.indexOf(session);
+    if (at >= 0) group.splice(at, 1);
+    if (group.length === 0) this.#owners.delete(session.owner.key);
+    // A lane that became the main session now waits for its owner's streams, if it is idle.
+    else if (at === 0) this.#expire(group[0] as BackendSession);
+    return true;
   }
 
-  /** One lease fewer; an idle session starts expiring (an ephemeral one closes now). */
-  release(session: BackendSession): void {
-    session.leases--;
+  #idle(session: BackendSession): boolean {
+    if (session.leases > 0 || session.client === undefined) return false;
+    // A lane holds no subscription: only calls keep it.
+    return !this.#main(session) || !this.#env.listening(session.owner.key);
+  }
+
+  /** One lease fewer (taken with `use`); an idle session starts expiring (an ephemeral one closes now). */
+  release(session: BackendSession, use: Use = {}): void {
+    this.#unlease(session, use);
     this.#expire(session);
   }
 
-  /** The owner stopped listening: its session, if idle, starts expiring. */
+  /** The owner stopped listening: its sessions, if idle, start expiring. */
   quiet(ownerKey: string): void {
-    const session = this.#sessions.get(ownerKey);
-    if (session) this.#expire(session);
+    for (const session of this.all(ownerKey)) this.#expire(session);
   }
 
   #expire(session: BackendSession): void {
@@ -240,8 +329,7 @@ export class SessionPool {
   }
 
   #remove(session: BackendSession, why: SessionEnd): Promise<void> {
-    if (this.#sessions.get(session.owner.key) !== session) return session.close(ended(why));
-    this.#sessions.delete(session.owner.key);
+    if (!this.#forget(session)) return session.close(ended(why));
     const closing = session.close(ended(why));
     this.#changed('closed', why);
     return closing;
@@ -252,7 +340,7 @@ export class SessionPool {
       backend: this.#env.backend,
       change,
       ...(reason === undefined ? {} : { reason }),
-      sessions: this.#sessions.size,
+      sessions: this.#recent.size,
     });
   }
 
@@ -276,6 +364,6 @@ export class SessionPool {
   /** Closes every session (the backend is removed, or the proxy closes). Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#sessions.values()].map((session) => this.#remove(session, 'removed')));
+    await Promise.all([...this.#recent].map((session) => this.#remove(session, 'removed')));
   }
 }

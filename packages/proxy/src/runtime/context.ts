@@ -7,6 +7,7 @@ import type { Entry } from '../catalog/snapshot.js';
 import type { ParkedExchanges } from '../exchange.js';
 import { type AuthorizationPolicy, allowed, type Principal } from '../policy.js';
 import { type Owner, ownerOf } from '../principal.js';
+import type { BackendSession } from '../sessions.js';
 import type { Forwarding } from './forward.js';
 import type { TaskIds } from './tasks.js';
 
@@ -69,6 +70,7 @@ export function forwarding(
   what: string,
   call: OperationCall,
   owner: Owner = callerOf(call),
+  session?: BackendSession,
 ): Forwarding {
   return {
     backend,
@@ -77,6 +79,7 @@ export function forwarding(
     context: call.context,
     parked: scope.core.parked,
     maxInputRounds: scope.core.maxInputRounds,
+    ...(session ? { session } : {}),
   };
 }
 

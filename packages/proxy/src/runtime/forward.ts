@@ -4,7 +4,7 @@ import { ClientRequestError, type HandlerContext, type InputRequest, ProtocolErr
 import { type Backend, unavailable } from '../backend.js';
 import { Exchange, type ParkedExchanges, type PendingInput } from '../exchange.js';
 import type { Owner } from '../principal.js';
-import type { Route } from '../sessions.js';
+import type { BackendSession, Route } from '../sessions.js';
 
 /** Sends the request to the backend's client with these options (signal, progress, MRTR retry). */
 export type Send = (client: Client, options: CallOptions) => Promise<Record<string, unknown>>;
@@ -18,6 +18,8 @@ export interface Forwarding {
   readonly context: HandlerContext;
   readonly parked: ParkedExchanges;
   readonly maxInputRounds: number;
+  /** The owner's session to run on while it is open (the one that handed out the resource read). */
+  readonly session?: BackendSession | undefined;
 }
 
 const MODERN = '2026-07-28';
@@ -193,23 +195,29 @@ async function legacyBackend(forwarding: Forwarding, send: Send): Promise<Forwar
     }
   } else {
     exchange = new Exchange((self) =>
-      backend.call(what, owner, async (client, route) => {
-        // Input requests on this connection reach this call while it runs.
-        self.route = route;
-        route.exchanges.add(self);
-        try {
-          return await send(client, {
-            signal: self.controller.signal,
-            // The call may wait for a person between rounds; parking bounds it, and each round's own deadline.
-            timeout: 0,
-            onProgress: (progress) => self.onProgress?.(progress),
-            // Over HTTP the backend's input requests come on this request's stream: attributed exactly.
-            onRequestId: (id) => self.sent(id),
-          });
-        } finally {
-          route.exchanges.delete(self);
-        }
-      }),
+      backend.call(
+        what,
+        owner,
+        async (client, route) => {
+          // Input requests on this connection reach this call while it runs.
+          self.route = route;
+          route.exchanges.add(self);
+          try {
+            return await send(client, {
+              signal: self.controller.signal,
+              // The call may wait for a person between rounds; parking bounds it, and each round's own deadline.
+              timeout: 0,
+              onProgress: (progress) => self.onProgress?.(progress),
+              // Over HTTP the backend's input requests come on this request's stream: attributed exactly.
+              onRequestId: (id) => self.sent(id),
+            });
+          } finally {
+            route.exchanges.delete(self);
+          }
+        },
+        // Its input requests must reach it: a session of its own where the wire does not say whose they are.
+        { input: true, session: forwarding.session },
+      ),
     );
   }
   exchange.onProgress = progressOf(context);

@@ -7,6 +7,7 @@ import { rewriteReadResult } from '../links.js';
 import { parseExposedUri } from '../names.js';
 import { allowed, type Principal } from '../policy.js';
 import type { Owner } from '../principal.js';
+import type { BackendSession } from '../sessions.js';
 import {
   type CatalogScope,
   callerOf,
@@ -35,7 +36,7 @@ export function resolve(
   principal: Principal,
   uri: string,
   caller?: Owner,
-): { entry: Entry; backend: Backend; original: string } {
+): { entry: Entry; backend: Backend; original: string; session?: BackendSession } {
   const catalog = scope.core.merged();
   const notFound = () => ProtocolError.resourceNotFound(uri);
   const parsed = parseExposedUri(uri);
@@ -55,8 +56,8 @@ export function resolve(
   if (matching.length === 0) {
     const handed =
       caller && backend.perPrincipal ? handedOut(backend, caller, parsed.original, uri) : undefined;
-    if (!handed || !visible(scope, principal, handed)) throw notFound();
-    return { entry: handed, backend, original: parsed.original };
+    if (!handed || !visible(scope, principal, handed.entry)) throw notFound();
+    return { ...handed, backend, original: parsed.original };
   }
   if (matching.length > 1) {
     throw ProtocolError.invalidParams(
@@ -67,15 +68,27 @@ export function resolve(
   return { entry: matching[0] as TemplateEntry, backend, original: parsed.original };
 }
 
-/** A resource outside the catalog that the caller's own session of `backend` handed out, as a catalog entry. */
-function handedOut(backend: Backend, caller: Owner, original: string, uri: string): Entry | undefined {
-  const block = backend.sessions.find(caller.key)?.handedOut(original);
-  if (!block) return undefined;
+/**
+ * A resource outside the catalog that one of the caller's own sessions of `backend` handed out, as
+ * a catalog entry, with that session (which alone holds it).
+ */
+function handedOut(
+  backend: Backend,
+  caller: Owner,
+  original: string,
+  uri: string,
+): { entry: Entry; session: BackendSession } | undefined {
+  const found = backend.sessions.handedOut(caller.key, original);
+  if (!found) return undefined;
+  const { block, session } = found;
   const name = typeof block.name === 'string' ? block.name : original;
   return {
-    key: uri,
-    item: Object.freeze({ kind: 'resource', backend: backend.id, name, uri, original, definition: block }),
-    listing: { ...block, uri },
+    entry: {
+      key: uri,
+      item: Object.freeze({ kind: 'resource', backend: backend.id, name, uri, original, definition: block }),
+      listing: { ...block, uri },
+    },
+    session,
   };
 }
 
@@ -93,14 +106,14 @@ export function readResourceOperation(scope: Scope): Operation {
       });
     }
     const caller = callerOf(call);
-    const { entry, backend, original } = resolve(scope, call.auth, uri, caller);
+    const { entry, backend, original, session } = resolve(scope, call.auth, uri, caller);
     if (!allowed(policy, 'canRead', call.auth, entry.item, uri)) {
       throw forbidden(`Resource ${uri} is not allowed for this caller`, { uri });
     }
     let forwarded: Forwarded;
     try {
       forwarded = await forward(
-        forwarding(scope, backend, `resource ${JSON.stringify(uri)}`, call, caller),
+        forwarding(scope, backend, `resource ${JSON.stringify(uri)}`, call, caller, session),
         (client, options) => client.readResource(original, options) as Promise<Record<string, unknown>>,
       );
     } catch (error) {
