@@ -44,7 +44,7 @@ export {
 export { deriveRuntime, type RuntimeChange } from './router/derive.js';
 export { declaresExtension } from './router/extension.js';
 export { encodeCursor, paginate } from './router/pagination.js';
-export type { ListenCall, SessionOwner, SubscribeCall } from './router/runtime.js';
+export type { ClientNotification, ListenCall, SessionOwner, SubscribeCall } from './router/runtime.js';
 export { compileSchema } from './router/schema.js';
 export { openExtensionFeeds } from './subscriptions/extension-feeds.js';
 export { openListen } from './subscriptions/listen.js';

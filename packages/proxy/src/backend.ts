@@ -17,6 +17,7 @@ import { ProxyError } from './errors.js';
 import type { Exchange, PendingInput } from './exchange.js';
 import { type ListChange, UpstreamListener } from './listener.js';
 import type { Owner } from './principal.js';
+import type { RootsSource } from './roots.js';
 import { type BackendSession, type Route, type SessionChange, SessionPool, type Use } from './sessions.js';
 import { observedTransport } from './transport.js';
 import { PROXY_VERSION } from './version.js';
@@ -573,6 +574,21 @@ export class Backend {
     }
   }
 
+  /**
+   * `owner`'s frontend said its roots changed: its own sessions here are told (a shared or
+   * 2026-07-28 backend's client serves everyone, and asks for roots only within calls).
+   */
+  rootsChanged(owner: Owner, source: RootsSource): void {
+    if (!this.perPrincipal) return;
+    for (const session of this.sessions.rootsChanged(owner.key, source)) {
+      session.client
+        ?.notify('notifications/roots/list_changed')
+        .catch((error: unknown) =>
+          this.#env.warning(this, `telling a session its caller's roots changed failed: ${describe(error)}`),
+        );
+    }
+  }
+
   #callError(what: string, error: unknown, lost: (error: unknown) => void, gone: () => boolean): unknown {
     if (ProtocolError.is(error)) return error;
     if (TimeoutError.is(error)) {
@@ -621,6 +637,9 @@ export class Backend {
       throw new ProtocolError(-32603, `${method}: the request of the proxy it was sent for has ended`);
     }
     if (candidates.length === 1) return (candidates[0] as Exchange).ask(method, params, context.signal);
+    // Outside any call (the session re-lists roots its caller said changed): that caller's frontend answers.
+    const source = route.session && this.sessions.rootsSource(route.session.owner.key);
+    if (candidates.length === 0 && method === 'roots/list' && source) return source(context.signal);
     throw new ProtocolError(
       -32603,
       candidates.length === 0

@@ -9,6 +9,7 @@ import { exposedUri } from './names.js';
 import { checkBackendSpec, type ProxyOptions, resolveSettings, type Settings } from './options.js';
 import type { CatalogItem } from './policy.js';
 import type { Owner } from './principal.js';
+import type { RootsSource } from './roots.js';
 import { buildRuntime, type RuntimeOptions } from './runtime/build.js';
 import type { ProxyCore } from './runtime/context.js';
 import type { SessionChange } from './sessions.js';
@@ -211,6 +212,10 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
   /** Keeps `owner`'s backend sessions in use (a stream opens, or its subscription is being admitted). */
   pin(owner: Owner): void {
     this.#listening.set(owner.key, (this.#listening.get(owner.key) ?? 0) + 1);
+  }
+
+  rootsChanged(owner: Owner, source: RootsSource): void {
+    for (const backend of this.#backends.values()) backend.rootsChanged(owner, source);
   }
 
   unpin(owner: Owner): void {

@@ -3,6 +3,7 @@ import { ProtocolError } from '@snodo/core';
 import type { Exchange } from './exchange.js';
 import { type ListChange, UpstreamListener } from './listener.js';
 import type { Owner } from './principal.js';
+import type { RootsSource } from './roots.js';
 
 /** What the calls still waiting on a closed session get: the frontend sees "backend unavailable". */
 function ended(why: SessionEnd): ProtocolError {
@@ -151,6 +152,8 @@ export class SessionPool {
   readonly #env: PoolEnv;
   readonly #owners = new Map<string, BackendSession[]>();
   readonly #recent = new Set<BackendSession>();
+  /** The frontend each owner with sessions last said its roots changed on. */
+  readonly #roots = new Map<string, RootsSource>();
   #closed = false;
 
   constructor(env: PoolEnv) {
@@ -169,6 +172,21 @@ export class SessionPool {
   /** Every live session of the owner, its main session first. */
   all(ownerKey: string): readonly BackendSession[] {
     return this.#owners.get(ownerKey) ?? [];
+  }
+
+  /**
+   * The owner's frontend said its roots changed: it answers its sessions' `roots/list` outside a
+   * call from now on. Returns the sessions to tell (none: nothing is kept).
+   */
+  rootsChanged(ownerKey: string, source: RootsSource): readonly BackendSession[] {
+    const sessions = this.all(ownerKey);
+    if (sessions.length > 0) this.#roots.set(ownerKey, source);
+    return sessions;
+  }
+
+  /** Where a `roots/list` of the owner's sessions outside any call goes, if its frontend said its roots changed. */
+  rootsSource(ownerKey: string): RootsSource | undefined {
+    return this.#roots.get(ownerKey);
   }
 
   /** The owner's session that handed `original` out (a link in one of its results), with the block that named it. */
@@ -287,7 +305,10 @@ export class SessionPool {
     const group = this.#owners.get(session.owner.key) ?? [];
     const at = group.indexOf(session);
     if (at >= 0) group.splice(at, 1);
-    if (group.length === 0) this.#owners.delete(session.owner.key);
+    if (group.length === 0) {
+      this.#owners.delete(session.owner.key);
+      this.#roots.delete(session.owner.key);
+    }
     // A lane that became the main session now waits for its owner's streams, if it is idle.
     else if (at === 0) this.#expire(group[0] as BackendSession);
     return true;

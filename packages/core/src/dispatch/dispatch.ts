@@ -106,7 +106,7 @@ export async function dispatch(
     case 'response':
       return { type: 'none' };
     case 'notification':
-      return dispatchNotification(decoded.method, decoded.params, context);
+      return dispatchNotification(runtime, decoded.method, decoded.params, context);
     case 'request':
       return dispatchRequest(runtime, decoded.id, decoded.method, decoded.params, context);
   }
@@ -124,6 +124,7 @@ function isDecoded(message: unknown): message is DecodedSingle {
 }
 
 function dispatchNotification(
+  runtime: Runtime,
   method: string,
   params: Record<string, unknown> | undefined,
   context: DispatchContext,
@@ -142,6 +143,22 @@ function dispatchNotification(
       (typeof requestId === 'object' && requestId !== null)
     ) {
       return { type: 'none', cancel: requestId as RequestId };
+    }
+    return { type: 'none' };
+  }
+  if (runtime.onClientNotification && method !== 'notifications/progress') {
+    const { channel } = context;
+    try {
+      runtime.onClientNotification({
+        method,
+        params,
+        auth: context.auth,
+        connectionId: context.connectionId,
+        clientCapabilities: session?.clientCapabilities,
+        ...(channel ? { request: (m, p, signal) => channel.request(m, p, { signal }) } : {}),
+      });
+    } catch {
+      // The notification is accepted whatever the hook does.
     }
   }
   return { type: 'none' };

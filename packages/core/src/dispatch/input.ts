@@ -21,7 +21,8 @@ export interface ClientRequestChannel {
   request(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: { signal: AbortSignal; relatedRequestId: RequestId },
+    /** `relatedRequestId`: the client request being handled; none for a request outside any (see `ClientNotification.request`). */
+    options: { signal: AbortSignal; relatedRequestId?: RequestId | undefined },
   ): Promise<unknown>;
 }
 

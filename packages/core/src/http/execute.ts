@@ -349,7 +349,10 @@ async function runNotification(prepared: PreparedRequest, work: Of<'notification
     if (!answered) return refusal('SNODO_ERR_NOT_DELIVERED', null, 'No pending request has this id');
     return emptyResponse(202);
   }
-  const outcome = await dispatch(runtime, work.message, baseContext(request, work));
+  const context = baseContext(request, work);
+  // A relayed notification (roots changed) may lead to a request to this client outside its own.
+  if (session) context.channel = config.local.outside(session.id);
+  const outcome = await dispatch(runtime, work.message, context);
   if (session && outcome.type === 'none') {
     if (outcome.cancel !== undefined) {
       const cancelled = await control.deliver(session.id, {

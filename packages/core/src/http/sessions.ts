@@ -1,6 +1,6 @@
 import { type ClientRequests, createClientRequests } from '../dispatch/client-requests.js';
 import type { AuthInfo } from '../dispatch/context.js';
-import type { ClientRequestChannel } from '../dispatch/input.js';
+import { type ClientRequestChannel, ClientRequestError } from '../dispatch/input.js';
 import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
 import {
@@ -9,6 +9,7 @@ import {
   type ControlMessage,
   MemoryControlChannel,
 } from '../engine/control.js';
+import { ErrorCode } from '../errors/codes.js';
 import { encodeJson } from '../json/index.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { COMMON_RULES, option } from '../limits/validate.js';
@@ -223,6 +224,33 @@ export class LocalSessions {
         if (session.running.get(requestKey) === controller) session.running.delete(requestKey);
         if (relay && session.relays.get(requestKey) === relay) session.relays.delete(requestKey);
         if (session.idle) session.detach();
+      },
+    };
+  }
+
+  /**
+   * The channel of requests to a session's client outside any of its requests: they go on its
+   * standalone GET stream, so one is refused at once when no such stream is open here.
+   */
+  outside(sessionId: string): ClientRequestChannel {
+    return {
+      request: (method, params, options) => {
+        const held = this.#sessions.get(sessionId);
+        if (held === undefined || held.streams.size === 0) {
+          return Promise.reject(
+            new ClientRequestError(
+              ErrorCode.InternalError,
+              `${method}: the client has no stream open here to receive a request outside its own`,
+            ),
+          );
+        }
+        const answer = held.clientRequests.channel.request(method, params, options);
+        // Answered or not, the session may hold nothing more.
+        const settled = () => {
+          if (held.idle) held.detach();
+        };
+        answer.then(settled, settled);
+        return answer;
       },
     };
   }

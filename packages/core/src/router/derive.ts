@@ -15,6 +15,8 @@ export interface RuntimeChange {
   readonly admitSubscribe?: Runtime['admitSubscribe'];
   /** The hub of each initialize-based session's stream, instead of `hub`. */
   readonly sessionHub?: Runtime['sessionHub'];
+  /** Be told of client notifications core does not act on. */
+  readonly onClientNotification?: Runtime['onClientNotification'];
   /** The capabilities to declare (core derives them from definitions, which such a runtime lacks). */
   readonly capabilities?: ServerCapabilities;
   readonly hub?: ChangeHub;
@@ -32,7 +34,7 @@ export function deriveRuntime(base: Runtime, change: RuntimeChange): Runtime {
     if (typeof operation !== 'function') throw definitionError(`operations: "${method}" must be a function`);
     operations.set(method, operation);
   }
-  for (const name of ['openListen', 'admitSubscribe', 'sessionHub'] as const) {
+  for (const name of ['openListen', 'admitSubscribe', 'sessionHub', 'onClientNotification'] as const) {
     if (change[name] !== undefined && typeof change[name] !== 'function') {
       throw definitionError(`${name} must be a function`);
     }
@@ -43,6 +45,9 @@ export function deriveRuntime(base: Runtime, change: RuntimeChange): Runtime {
     ...(change.openListen === undefined ? {} : { openListen: change.openListen }),
     ...(change.admitSubscribe === undefined ? {} : { admitSubscribe: change.admitSubscribe }),
     ...(change.sessionHub === undefined ? {} : { sessionHub: change.sessionHub }),
+    ...(change.onClientNotification === undefined
+      ? {}
+      : { onClientNotification: change.onClientNotification }),
     ...(change.capabilities === undefined ? {} : { capabilities: Object.freeze({ ...change.capabilities }) }),
     ...(change.hub === undefined ? {} : { hub: change.hub }),
   });

@@ -5,7 +5,12 @@ import type { OpenedSubscription } from '../dispatch/outcome.js';
 import type { StateKeyring } from '../dispatch/request-state.js';
 import type { Selection } from '../dispatch/select.js';
 import type { RequestId } from '../json/int.js';
-import type { Implementation, ProtocolVersion, ServerCapabilities } from '../protocol/types.js';
+import type {
+  ClientCapabilities,
+  Implementation,
+  ProtocolVersion,
+  ServerCapabilities,
+} from '../protocol/types.js';
 import type { ChangeHub } from '../subscriptions/hub.js';
 import type { SubscriptionFilter } from '../subscriptions/listen.js';
 import type { TaskManager } from '../tasks/manager.js';
@@ -85,6 +90,36 @@ export interface Runtime {
    * of `hub`: for a runtime whose changes depend on who listens (a proxy's per-caller sessions).
    */
   readonly sessionHub?: (owner: SessionOwner) => ChangeHub | undefined;
+  /**
+   * Told of each client notification core does not act on itself (`notifications/roots/list_changed`),
+   * with its sender: for a runtime that relays it (a proxy tells that caller's backend sessions).
+   * It must not throw (a throw is ignored) and must not block: the notification is already accepted.
+   */
+  readonly onClientNotification?: (note: ClientNotification) => void;
+}
+
+/** A client notification, as `Runtime.onClientNotification` gets it. */
+export interface ClientNotification {
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  /** The identity the transport verified for the message, if any. */
+  readonly auth: AuthInfo | undefined;
+  /** `DispatchContext.connectionId` of the sender's connection or session. */
+  readonly connectionId: string | undefined;
+  /** The capabilities the sender declared at `initialize` (initialize-based sessions). */
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  /**
+   * Sends a request to that client outside any request of its own (roots/list after it said its
+   * roots changed), when its transport can carry one: stdio and in-process connections, and an
+   * initialize-based HTTP session with its standalone GET stream open on this instance. Resolves
+   * with the client's result as it came, rejects with its error (`ClientRequestError`), the
+   * signal's reason, or at once when nothing can carry it.
+   */
+  readonly request?: (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ) => Promise<unknown>;
 }
 
 /** Who an initialize-based session's stream belongs to, as its transport knows it. */

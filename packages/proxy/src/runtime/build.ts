@@ -10,6 +10,7 @@ import { deriveRuntime } from '@snodo/core/internal';
 import { PROXY_EXTENSION } from '../defaults.js';
 import { optionError } from '../errors.js';
 import { type AuthorizationPolicy, policyProblem } from '../policy.js';
+import { clientNotificationHandler } from '../roots.js';
 import { PROXY_VERSION } from '../version.js';
 import type { ProxyCore } from './context.js';
 import {
@@ -89,5 +90,6 @@ export function buildRuntime(
     openListen: listenOperation(core, policy),
     admitSubscribe: admitSubscribeOperation(core, policy),
     sessionHub: sessionHubOperation(core, policy),
+    onClientNotification: clientNotificationHandler(core),
   });
 }

@@ -7,6 +7,7 @@ import type { Entry } from '../catalog/snapshot.js';
 import type { ParkedExchanges } from '../exchange.js';
 import { type AuthorizationPolicy, allowed, type Principal } from '../policy.js';
 import { type Owner, ownerOf } from '../principal.js';
+import type { RootsSource } from '../roots.js';
 import type { BackendSession } from '../sessions.js';
 import type { Forwarding } from './forward.js';
 import type { TaskIds } from './tasks.js';
@@ -32,6 +33,8 @@ export interface ProxyCore {
   /** Keeps `owner`'s backend sessions in use while a subscription of it is being admitted. */
   pin(owner: Owner): void;
   unpin(owner: Owner): void;
+  /** A frontend of `owner` said its roots changed (see `RootsRelay`). */
+  rootsChanged(owner: Owner, source: RootsSource): void;
 }
 
 /** What every operation of one runtime shares: the proxy, and the runtime's policy. */
