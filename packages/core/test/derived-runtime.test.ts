@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   createChangeHub,
+  createClientRequests,
   createServer,
   dispatch,
+  type JsonRpcMessage,
   type OpenedSubscription,
   SnodoError,
 } from '../src/index.js';
-import { deriveRuntime, openListen } from '../src/internal.js';
+import { type ClientNotification, deriveRuntime, openListen } from '../src/internal.js';
 import { modern } from './helpers/demo.js';
 import { run } from './helpers/run.js';
+import { openLegacySession, post } from './http-helpers.js';
 
 const SUB = 'io.modelcontextprotocol/subscriptionId';
 
@@ -113,6 +116,76 @@ describe('deriveRuntime (the seam of runtimes whose catalog lives elsewhere)', (
       auth: { principal: 'eve' },
     });
     expect(refused.response.error).toEqual({ code: -32603, message: 'Internal error' });
+  });
+
+  it('tells onClientNotification of the notifications core does not act on, with their sender and a way to ask it', async () => {
+    const notes: ClientNotification[] = [];
+    const runtime = deriveRuntime(createServer({ name: 'n', version: '1.0.0' }), {
+      onClientNotification: (note) => {
+        notes.push(note);
+        throw new Error('a throwing hook changes nothing');
+      },
+    });
+    const init = await dispatch(runtime, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { roots: { listChanged: true } },
+        clientInfo: { name: 'c', version: '1' },
+      },
+    });
+    const session = init.type === 'response' ? init.session : undefined;
+    const sent: JsonRpcMessage[] = [];
+    const requests = createClientRequests((message) => sent.push(message));
+    const context = { session, connectionId: 'c1', auth: { principal: 'ada' }, channel: requests.channel };
+    for (const method of ['notifications/initialized', 'notifications/progress', 'notifications/cancelled']) {
+      await dispatch(runtime, { jsonrpc: '2.0', method, params: { progressToken: 1, progress: 1 } }, context);
+    }
+    expect(notes).toEqual([]);
+    const outcome = await dispatch(
+      runtime,
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      context,
+    );
+    expect(outcome).toEqual({ type: 'none' });
+    expect(notes).toMatchObject([
+      {
+        method: 'notifications/roots/list_changed',
+        connectionId: 'c1',
+        auth: { principal: 'ada' },
+        clientCapabilities: { roots: { listChanged: true } },
+      },
+    ]);
+    // A request to that client outside any of its own: no related request id.
+    const asked = notes[0]?.request?.('roots/list', undefined, new AbortController().signal);
+    expect(sent).toEqual([{ jsonrpc: '2.0', id: 's1', method: 'roots/list' }]);
+    requests.resolve({ id: 's1', result: { roots: [] } });
+    expect(await asked).toEqual({ roots: [] });
+  });
+
+  it('over HTTP, such a request to a session without its GET stream open is refused at once', async () => {
+    const notes: ClientNotification[] = [];
+    const runtime = deriveRuntime(createServer({ name: 'n', version: '1.0.0' }), {
+      onClientNotification: (note) => notes.push(note),
+    });
+    const options = {};
+    const headers = await openLegacySession(runtime, options);
+    const answer = await post(
+      runtime,
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      headers,
+      options,
+    );
+    expect(answer.status).toBe(202);
+    expect(notes).toHaveLength(1);
+    await expect(
+      notes[0]?.request?.('roots/list', undefined, new AbortController().signal),
+    ).rejects.toMatchObject({
+      code: -32603,
+      message: 'roots/list: the client has no stream open here to receive a request outside its own',
+    });
   });
 
   it('refuses to replace what core does not implement', () => {
