@@ -2,6 +2,8 @@
 // PSS from /proc), the memory an HTTP backend spends per session, and the time to open a session
 // (spawn + initialize for stdio; initialize for HTTP). N principals (in-process frontends, one
 // connection each) each call a tool twice through the proxy: the first call opens the session.
+// Then one principal with N calls in flight at once, each waiting for its elicitation answer: on
+// a stdio backend each takes a session of its own (the first one and N - 1 more).
 //   node bench/sessions.mjs [--principals 10]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -110,6 +112,64 @@ async function http(name) {
   child.kill();
 }
 
+/** One principal, N elicitation calls in flight at once on server-everything over stdio: N sessions. */
+async function concurrent(name, script, args) {
+  const log = join(mkdtempSync(join(tmpdir(), 'snodo-sessions-')), 'pids');
+  const target = {
+    stdio: {
+      command: process.execPath,
+      args: [launcher, script, ...args],
+      env: { PID_LOG: log, PATH: process.env.PATH ?? '' },
+    },
+  };
+  const opened = [];
+  const proxy = await createProxy({
+    maxBackendSessions: N,
+    backends: [{ id: 'b', target, clientOptions: { protocolVersions: ['2025-11-25'] } }],
+    onSessionChange: (change) => change.change === 'opened' && opened.push(performance.now()),
+  });
+  let release;
+  const held = new Promise((resolve) => {
+    release = resolve;
+  });
+  let asked = 0;
+  let allAsked;
+  const everyone = new Promise((resolve) => {
+    allAsked = resolve;
+  });
+  const client = await connect(
+    { direct: proxy.runtime() },
+    {
+      onElicit: async () => {
+        if (++asked === N) allAsked();
+        await held;
+        return { action: 'accept', content: { name: 'x', check: true, integer: 1, email: 'x@example.com' } };
+      },
+    },
+  );
+  const starts = [];
+  const calls = [];
+  for (let i = 0; i < N; i++) {
+    starts.push(performance.now());
+    calls.push(client.callTool('b.trigger-elicitation-request', {}));
+  }
+  await everyone;
+  const pids = readFileSync(log, 'utf8').trim().split('\n').map(Number).slice(1);
+  const lanes = pids.slice(1);
+  console.log(`${name}, stdio, one principal with ${N} calls in flight: ${pids.length} sessions`);
+  console.log(
+    `  memory per further session process: RSS ${range(lanes.map(rss), 1)} MB, PSS ${range(lanes.map(pss), 1)} MB`,
+  );
+  console.log(
+    `  open one (spawn + initialize): ${range(opened.slice(1).map((t, i) => t - starts[i + 1]))} ms`,
+  );
+  release();
+  await Promise.all(calls);
+  await client.close();
+  await proxy.close();
+}
+
 await stdio('@modelcontextprotocol/server-everything', everything, ['stdio'], 'echo', { message: 'x' });
+await concurrent('@modelcontextprotocol/server-everything', everything, ['stdio']);
 await stdio('the demo server (examples/everything)', demo, ['--stdio'], 'echo', { text: 'x' });
 await http('@modelcontextprotocol/server-everything');
