@@ -2,8 +2,8 @@
 // PSS from /proc), the memory an HTTP backend spends per session, and the time to open a session
 // (spawn + initialize for stdio; initialize for HTTP). N principals (in-process frontends, one
 // connection each) each call a tool twice through the proxy: the first call opens the session.
-// Then one principal with N calls in flight at once, each waiting for its elicitation answer: on
-// a stdio backend each takes a session of its own (the first one and N - 1 more).
+// Then one principal with N calls in flight at once (each started once the one before waits for
+// its elicitation answer): on a stdio backend each takes a session of its own (the first and N - 1 more).
 //   node bench/sessions.mjs [--principals 10]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -132,16 +132,13 @@ async function concurrent(name, script, args) {
   const held = new Promise((resolve) => {
     release = resolve;
   });
-  let asked = 0;
-  let allAsked;
-  const everyone = new Promise((resolve) => {
-    allAsked = resolve;
-  });
+  // Resolved by the elicitation of each call in turn: the next call starts once the last one waits.
+  let onAsked = () => {};
   const client = await connect(
     { direct: proxy.runtime() },
     {
       onElicit: async () => {
-        if (++asked === N) allAsked();
+        onAsked();
         await held;
         return { action: 'accept', content: { name: 'x', check: true, integer: 1, email: 'x@example.com' } };
       },
@@ -150,13 +147,18 @@ async function concurrent(name, script, args) {
   const starts = [];
   const calls = [];
   for (let i = 0; i < N; i++) {
+    const asked = new Promise((resolve) => {
+      onAsked = resolve;
+    });
     starts.push(performance.now());
     calls.push(client.callTool('b.trigger-elicitation-request', {}));
+    await asked;
   }
-  await everyone;
   const pids = readFileSync(log, 'utf8').trim().split('\n').map(Number).slice(1);
   const lanes = pids.slice(1);
-  console.log(`${name}, stdio, one principal with ${N} calls in flight: ${pids.length} sessions`);
+  console.log(
+    `${name}, stdio, one principal with ${N} calls in flight (started one after another): ${pids.length} sessions`,
+  );
   console.log(
     `  memory per further session process: RSS ${range(lanes.map(rss), 1)} MB, PSS ${range(lanes.map(pss), 1)} MB`,
   );
