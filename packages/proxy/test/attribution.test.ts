@@ -149,11 +149,12 @@ describe("one principal's concurrent calls on a stdio backend: input requests re
     });
     const link = (created.content[0] as { uri: string }).uri;
     expect(link).toBe('mcp-proxy://se/demo://resource/session/phone-notes');
+    // Both sessions free again: the read goes to the one that holds the resource, not the first.
+    laptop.release();
+    expect(text(await waiting)).toContain('laptop@example.com');
     expect((await fromPhone.readResource(link)).contents).toEqual([
       expect.objectContaining({ uri: link, mimeType: 'application/gzip' }),
     ]);
-    laptop.release();
-    expect(text(await waiting)).toContain('laptop@example.com');
   });
 
   it('at maxSessions the second call shares the session: its input request is refused, never given to the other call', async () => {
