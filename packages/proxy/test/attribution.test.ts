@@ -50,11 +50,22 @@ describe("one principal's concurrent calls on a stdio backend: input requests re
 
   async function start(options: ProxyOptions = {}) {
     const changes: SessionChange[] = [];
+    let onClosed: ((change: SessionChange) => void) | undefined;
     const proxy: McpProxy = await createProxy({
       backends: [{ id: 'se', target: everythingStdio() }],
-      onSessionChange: (change) => changes.push(change),
+      onSessionChange: (change) => {
+        changes.push(change);
+        if (change.change === 'closed') onClosed?.(change);
+      },
       ...options,
     });
+    /** The first session closing after the `seen`th change: already recorded, or the next one. */
+    const closedAfter = (seen: number) =>
+      new Promise<SessionChange>((resolve) => {
+        const past = changes.slice(seen).find((change) => change.change === 'closed');
+        if (past) resolve(past);
+        else onClosed = resolve;
+      });
     cleanup.push(() => proxy.close());
     const http: McpHttpServer = await listen({
       runtime: proxy.runtime(),
@@ -67,7 +78,7 @@ describe("one principal's concurrent calls on a stdio backend: input requests re
       cleanup.push(() => client.close());
       return client;
     };
-    return { proxy, changes, as };
+    return { proxy, changes, closedAfter, as };
   }
 
   /**
@@ -155,6 +166,29 @@ describe("one principal's concurrent calls on a stdio backend: input requests re
     expect((await fromPhone.readResource(link)).contents).toEqual([
       expect.objectContaining({ uri: link, mimeType: 'application/gzip' }),
     ]);
+  });
+
+  it('a further session closes once unused for backendSessionIdleMs, even while its principal listens', async () => {
+    const { proxy, changes, closedAfter, as } = await start({ backendSessionIdleMs: 100 });
+    const [laptop, phone] = [device('laptop'), device('phone')];
+    phone.release();
+    const fromLaptop = await as(laptop.options);
+    // Alice's open stream keeps her first session (and its subscriptions) in use, not further ones.
+    const stream = fromLaptop.listen({ toolsListChanged: true });
+    await stream.ready;
+    const seen = changes.length;
+    const calls = await overlapping(
+      fromLaptop,
+      laptop,
+      await as(phone.options),
+      'se.trigger-elicitation-request',
+    );
+    expect(text(calls.otherResult)).toContain('phone@example.com');
+    expect(await closedAfter(seen)).toEqual({ backend: 'se', change: 'closed', reason: 'idle', sessions: 1 });
+    laptop.release();
+    expect(text(await calls.heldCall)).toContain('laptop@example.com');
+    expect(proxy.health().backends[0]?.sessions).toBe(1);
+    await stream.close();
   });
 
   it('at maxSessions the second call shares the session: its input request is refused, never given to the other call', async () => {
