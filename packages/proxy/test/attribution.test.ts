@@ -9,6 +9,7 @@ import { createProxy, type McpProxy, type ProxyOptions, type SessionChange } fro
 import { everythingStdio } from './helpers/servers.js';
 
 const ALICE = 'alice-token-0123456789';
+const BOB = 'bob-token-0123456789';
 
 function text(result: { content: unknown[] }): string {
   return result.content.map((block) => (block as { text?: string }).text ?? JSON.stringify(block)).join('\n');
@@ -70,11 +71,11 @@ describe("one principal's concurrent calls on a stdio backend: input requests re
     const http: McpHttpServer = await listen({
       runtime: proxy.runtime(),
       port: 0,
-      authenticate: bearerAuthenticator([ALICE]),
+      authenticate: bearerAuthenticator([ALICE, BOB]),
     });
     cleanup.push(() => http.close());
-    const as = async (options: ConnectOptions): Promise<Client> => {
-      const client = await connect({ http: http.url() }, { ...options, authorization: () => ALICE });
+    const as = async (options: ConnectOptions, token = ALICE): Promise<Client> => {
+      const client = await connect({ http: http.url() }, { ...options, authorization: () => token });
       cleanup.push(() => client.close());
       return client;
     };
@@ -212,5 +213,29 @@ describe("one principal's concurrent calls on a stdio backend: input requests re
     const a = text(await calls.heldCall);
     expect(a).toContain('laptop@example.com');
     expect(a).not.toContain('phone');
+  });
+
+  it("a further session never closes another principal's first session to make room", async () => {
+    const { proxy, changes, as } = await start({
+      backends: [{ id: 'se', target: everythingStdio(), maxSessions: 2 }],
+    });
+    const bob = await as(device('bob').options, BOB);
+    expect(await bob.callTool('se.echo', { message: 'hi' })).toMatchObject({
+      content: [{ text: 'Echo: hi' }],
+    });
+    const [laptop, phone] = [device('laptop'), device('phone')];
+    phone.release();
+    const calls = await overlapping(
+      await as(laptop.options),
+      laptop,
+      await as(phone.options),
+      'se.trigger-elicitation-request',
+    );
+    // Bob's idle session stays: alice's second call shares her session (its input request refused).
+    expect(text(calls.otherResult)).toMatch(/cannot tell which of its 2 requests/);
+    expect(changes.filter((c) => c.change === 'closed')).toEqual([]);
+    expect(proxy.health().backends[0]?.sessions).toBe(2);
+    laptop.release();
+    expect(text(await calls.heldCall)).toContain('laptop@example.com');
   });
 });
