@@ -48,7 +48,8 @@ export type { ClientNotification, ListenCall, SessionOwner, SubscribeCall } from
 export { compileSchema } from './router/schema.js';
 export { openExtensionFeeds } from './subscriptions/extension-feeds.js';
 export { openListen } from './subscriptions/listen.js';
-export { createTaskResult, detailedTask, isTerminal } from './tasks/wire.js';
+export { type AsTaskResult, callToolAsTask, canUseTasks } from './tasks/call.js';
+export { createTaskResult, detailedTask, isTerminal, plausibleTaskId } from './tasks/wire.js';
 export { instruments } from './telemetry/instruments.js';
 export { log } from './telemetry/log.js';
 export { ATTR, idText, targetOf } from './telemetry/names.js';

@@ -46,6 +46,8 @@ export interface BackendSpec {
   sessionMode?: SessionMode;
   /** Sessions held at most (per-principal mode); default the proxy's `maxBackendSessions`. */
   maxSessions?: number;
+  /** The proxy's `taskAfterMs` for this backend's tools (`false`: the proxy makes no tasks of its calls). */
+  taskAfterMs?: number | false;
 }
 
 /** What a backend needs from its proxy. */

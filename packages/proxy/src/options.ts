@@ -1,9 +1,12 @@
+import { TaskManager } from '@snodo/core';
 import {
   COMMON_RULES,
   checkOption,
   checkOptions,
+  describeRule,
   duration,
   fn,
+  instance,
   type OptionSchema,
   other,
   positive,
@@ -64,6 +67,19 @@ export interface ProxyOptions {
   backendSessionIdleMs?: number;
   /** Input rounds one forwarded request may take. Default 8. */
   maxInputRounds?: number;
+  /**
+   * The proxy's own tasks (a frontend that declared the Tasks extension, a backend call still
+   * running after `taskAfterMs`) run under this manager: its store (in memory, or `@snodo/redis`'s
+   * `taskStore` to share tasks between proxies), `maxRunningTasks`, `taskTimeout`, `resultTtlMs`,
+   * `pollIntervalMs`. Default `createTaskManager()`. `close()` closes it.
+   */
+  tasks?: TaskManager;
+  /**
+   * ms a backend's tool call runs before the proxy answers a frontend that declared the Tasks
+   * extension with a task of its own (a backend's `taskAfterMs` overrides it). Default the task
+   * manager's `taskAfterMs` (1,000); `false`: never.
+   */
+  taskAfterMs?: number | false;
   onHealthChange?: (change: HealthChange) => void;
   /** What backend clients recovered from (dropped tools, skipped output). */
   onWarning?: (backend: string, message: string) => void;
@@ -84,6 +100,8 @@ export interface Settings {
   readonly maxInputRounds: number;
   readonly maxBackendSessions: number;
   readonly backendSessionIdleMs: number;
+  readonly tasks: TaskManager;
+  readonly taskAfterMs: number | false;
   readonly onHealthChange: ProxyOptions['onHealthChange'];
   readonly onWarning: ProxyOptions['onWarning'];
   readonly onSessionChange: ProxyOptions['onSessionChange'];
@@ -107,10 +125,26 @@ export const PROXY_OPTIONS: OptionSchema = Object.freeze({
   maxBackendSessions: positive,
   backendSessionIdleMs: duration(1),
   maxInputRounds: COMMON_RULES.maxInputRounds,
+  tasks: instance(TaskManager, 'a TaskManager (createTaskManager())'),
+  taskAfterMs: other('false or an integer number of milliseconds from 0 to 2147483647'),
   onHealthChange: fn,
   onWarning: fn,
   onSessionChange: fn,
 });
+
+/** A number of ms `taskAfterMs` may be. */
+const TASK_AFTER = duration(0);
+
+/** `taskAfterMs`: `false`, or integer ms from 0 to the longest delay; undefined when not given. */
+function taskAfter(name: string, value: unknown): number | false | undefined {
+  if (value === undefined || value === false) return value;
+  try {
+    checkOption(name, value, TASK_AFTER);
+  } catch {
+    throw optionError(`${name} must be false or ${describeRule(TASK_AFTER)}, got ${JSON.stringify(value)}`);
+  }
+  return value as number;
+}
 
 /** Validates `createProxy`'s options once; every message names the option and its rule. */
 export function resolveSettings(options: ProxyOptions): Settings {
@@ -125,6 +159,7 @@ export function resolveSettings(options: ProxyOptions): Settings {
   if (problem) throw optionError(problem);
   if (options.backends !== undefined && !Array.isArray(options.backends))
     throw optionError('backends must be an array');
+  const tasks = options.tasks ?? new TaskManager();
   return {
     maxBackends: options.maxBackends ?? DEFAULT_MAX_BACKENDS,
     maxCatalogItems: options.maxCatalogItems ?? DEFAULT_MAX_CATALOG_ITEMS,
@@ -138,6 +173,8 @@ export function resolveSettings(options: ProxyOptions): Settings {
     maxInputRounds: options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
     maxBackendSessions: options.maxBackendSessions ?? DEFAULT_MAX_BACKEND_SESSIONS,
     backendSessionIdleMs: options.backendSessionIdleMs ?? DEFAULT_BACKEND_SESSION_IDLE_MS,
+    tasks,
+    taskAfterMs: taskAfter('taskAfterMs', options.taskAfterMs) ?? tasks.taskAfterMs,
     onHealthChange: options.onHealthChange,
     onWarning: options.onWarning,
     onSessionChange: options.onSessionChange,
@@ -148,7 +185,7 @@ export function resolveSettings(options: ProxyOptions): Settings {
 export function checkBackendSpec(where: string, spec: unknown): BackendSpec {
   if (typeof spec !== 'object' || spec === null)
     throw optionError(
-      `${where} must be an object { id, target, prefix?, clientOptions?, sessionMode?, maxSessions? }`,
+      `${where} must be an object { id, target, prefix?, clientOptions?, sessionMode?, maxSessions?, taskAfterMs? }`,
     );
   const typed = spec as Record<string, unknown>;
   const { id } = typed;
@@ -174,6 +211,7 @@ export function checkBackendSpec(where: string, spec: unknown): BackendSpec {
     );
   }
   checkOption(`${where}.maxSessions`, typed.maxSessions, positive);
+  taskAfter(`${where}.taskAfterMs`, typed.taskAfterMs);
   if (
     typed.clientOptions !== undefined &&
     (typeof typed.clientOptions !== 'object' || typed.clientOptions === null)

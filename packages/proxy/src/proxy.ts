@@ -1,4 +1,4 @@
-import { type ChangeEvent, type ChangeHub, createChangeHub, type Runtime } from '@snodo/core';
+import { type ChangeEvent, type ChangeHub, createChangeHub, type Runtime, type TaskManager } from '@snodo/core';
 import { Backend, type BackendEnv, type BackendSpec, type BackendStatus } from './backend.js';
 import { Catalog } from './catalog/catalog.js';
 import type { BackendSnapshot, ListKind } from './catalog/snapshot.js';
@@ -58,7 +58,10 @@ export interface McpProxy {
   removeBackend(id: string): Promise<void>;
   health(): ProxyHealth;
   catalog(): CatalogView;
-  /** Stops probing, closes every backend (stdio servers exit). Idempotent. */
+  /**
+   * Stops probing, stops the proxy's own running tasks (stored failed, their backend calls
+   * cancelled) and closes its task manager, then closes every backend (stdio servers exit). Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -110,6 +113,14 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
 
   get maxInputRounds(): number {
     return this.#settings.maxInputRounds;
+  }
+
+  get tasks(): TaskManager {
+    return this.#settings.tasks;
+  }
+
+  get taskAfterMs(): number | false {
+    return this.#settings.taskAfterMs;
   }
 
   get maxBackendSessions(): number {
@@ -384,6 +395,8 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       clearInterval(this.#probe);
+      // The proxy's own tasks first: their backend calls are cancelled while the backends are up.
+      await this.#settings.tasks.close();
       this.parked.clear(new ProxyError('SNODO_ERR_PROXY_CLOSED', 'close() was called'));
       const all = [...this.#backends.values(), ...this.#adding.values()];
       this.#backends.clear();

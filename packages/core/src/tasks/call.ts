@@ -20,6 +20,13 @@ export function canUseTasks(call: OperationCall): boolean {
 }
 
 /**
+ * What becomes of the handler's result when the call turned into a task before the handler ended
+ * (the task's result); default: the result itself. The proxy's hook follows a backend's task
+ * handle that arrived as the proxy's own task was being created.
+ */
+export type AsTaskResult = (result: CallToolResult, context: HandlerContext) => Promise<CallToolResult>;
+
+/**
  * A `tools/call` of a tool with `task: 'auto'` or `'always'`. For a client that cannot use tasks it
  * is an ordinary call (`always`: refused with -32021 before this). Otherwise:
  * - `always`: the task is created first and the handler runs as it from its first line;
@@ -31,11 +38,12 @@ export function canUseTasks(call: OperationCall): boolean {
 export function callToolAsTask(
   manager: TaskManager,
   call: OperationCall,
-  tool: Tool,
+  tool: Pick<Tool, 'task' | 'taskAfterMs'>,
   run: (context: HandlerContext) => Promise<CallToolResult>,
+  asTask?: AsTaskResult,
 ): Promise<Record<string, unknown>> {
   if (!canUseTasks(call)) return run(call.context);
-  const taskable = new TaskableCall(manager, call, run);
+  const taskable = new TaskableCall(manager, call, run, asTask);
   return tool.task === 'always'
     ? taskable.startAsTask()
     : taskable.runUntilTask(tool.taskAfterMs ?? manager.taskAfterMs);
@@ -57,6 +65,7 @@ class TaskableCall {
     private readonly manager: TaskManager,
     private readonly call: OperationCall,
     private readonly run: (context: HandlerContext) => Promise<CallToolResult>,
+    private readonly asTask: AsTaskResult | undefined,
   ) {
     const base = call.context;
     const follow = () => this.#controller.abort(base.signal.reason);
@@ -141,7 +150,12 @@ class TaskableCall {
       await undefined; // a handler may call runAsTask() before its first await: let run() return first
       const handler = this.#handler;
       if (this.#answered || handler === undefined) return;
-      const running = this.#begin(() => handler);
+      const { asTask } = this;
+      // Then-callbacks run in order: the request's answer (registered first) has decided before
+      // `asTask` sees the result, so `#running` says whether the task won.
+      const running = this.#begin(() =>
+        asTask ? handler.then((result) => (this.#running ? asTask(result, this.context) : result)) : handler,
+      );
       if (!running) return;
       const task = await running.created;
       if (!task) return;

@@ -1,4 +1,4 @@
-import type { ChangeEvent, ChangeHub } from '@snodo/core';
+import type { ChangeEvent, ChangeHub, TaskManager } from '@snodo/core';
 import { ProtocolError } from '@snodo/core';
 import type { OperationCall } from '@snodo/core/internal';
 import type { Backend, BackendStatus } from '../backend.js';
@@ -25,6 +25,10 @@ export interface ProxyCore {
   readonly parked: ParkedExchanges;
   readonly pageSize: number;
   readonly maxInputRounds: number;
+  /** Where the proxy's own tasks run. */
+  readonly tasks: TaskManager;
+  /** The proxy's `taskAfterMs` (a backend's own overrides it); false: no tasks of the proxy's own. */
+  readonly taskAfterMs: number | false;
   /** Every change: list changes and `updated` events with exposed URIs. */
   readonly changes: ChangeHub;
   aggregate(): BackendStatus;

@@ -20,6 +20,11 @@ export interface Forwarding {
   readonly maxInputRounds: number;
   /** The owner's session to run on while it is open (the one that handed out the resource read). */
   readonly session?: BackendSession | undefined;
+  /**
+   * The backend call's deadline instead of its client's `timeout` (0: none): a call that may
+   * become a task is bounded by the request's deadline, then by the task's.
+   */
+  readonly timeout?: number;
 }
 
 const MODERN = '2026-07-28';
@@ -130,6 +135,7 @@ async function modernBackend(forwarding: Forwarding, send: Send): Promise<Forwar
     // The backend sees this frontend's own capabilities and identity, never the proxy's.
     onBehalfOf: { capabilities: context.clientCapabilities, clientInfo: context.clientInfo },
     ...(onProgress ? { onProgress } : {}),
+    ...(forwarding.timeout === undefined ? {} : { timeout: forwarding.timeout }),
   };
   const previous = roundState(context.state);
   const used = new Set(previous?.u ?? []);
@@ -148,8 +154,9 @@ async function modernBackend(forwarding: Forwarding, send: Send): Promise<Forwar
       );
     }
     const next = translate(result, used);
-    // State only (the backend sheds load): a 2026-07-28 frontend retries; otherwise retry now.
-    if (Object.keys(next.q).length === 0 && context.protocolVersion === MODERN) context.retryLater(next);
+    // State only (the backend sheds load): a 2026-07-28 frontend retries; otherwise (and in a task) retry now.
+    if (Object.keys(next.q).length === 0 && context.protocolVersion === MODERN && context.taskId === undefined)
+      context.retryLater(next);
     retry = await answersFor(context, next);
   }
 }
@@ -230,7 +237,8 @@ async function legacyBackend(forwarding: Forwarding, send: Send): Promise<Forwar
       if (event.type === 'done') return { result: event.result, route: exchange.route ?? backend.shared };
       if (event.type === 'failed') throw event.error;
       const { key, method, params } = event.input;
-      if (context.protocolVersion !== MODERN) {
+      // An initialize-based frontend is asked at once; so is a task (its input waits for tasks/update).
+      if (context.protocolVersion !== MODERN || context.taskId !== undefined) {
         try {
           const answers = await context.input({ [key]: { method, params } });
           exchange.answer(key, answers[key] as Record<string, unknown>);

@@ -5,6 +5,7 @@ import {
   type ExtensionDefinition,
   type ExtensionListenFeed,
   type ExtensionListenRequest,
+  type ExtensionMethod,
   ProtocolError,
   type SubscriptionFilter,
   TASKS_EXTENSION,
@@ -12,6 +13,7 @@ import {
 import type { Backend } from '../backend.js';
 import { rewriteToolResult } from '../links.js';
 import { clean, type Scope } from './context.js';
+import { relayTasks } from './relay.js';
 
 /*
  * Tasks of backends (Tasks extension, SEP-2663) as the proxy's frontends see them:
@@ -95,8 +97,67 @@ export function frontTask(
   return front;
 }
 
-/** The proxy's `io.modelcontextprotocol/tasks`: `tasks/*` routed to the backend that holds the task. */
+/**
+ * The proxy's `io.modelcontextprotocol/tasks`: `tasks/*` of a backend's task (`<backend>:<tag>:<id>`)
+ * routed to that backend; those of the proxy's own tasks (plain ids, no ':') answered by its task
+ * manager, as core answers them. A listen may name both kinds.
+ */
 export function tasksExtension(scope: Scope): ExtensionDefinition {
+  const own = scope.core.tasks.extension();
+  const backends = backendTasks(scope);
+  const routed = (method: string): ExtensionMethod => {
+    const mine = own.methods?.[method] as ExtensionMethod;
+    const theirs = backends[method] as ExtensionMethod;
+    return (params, context) =>
+      typeof params.taskId === 'string' && !params.taskId.includes(':')
+        ? mine(params, context)
+        : theirs(params, context);
+  };
+  return {
+    undeclared: 'missing-capability',
+    modernOnly: true,
+    nameParams: { 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' },
+    methods: {
+      'tasks/get': routed('tasks/get'),
+      'tasks/update': routed('tasks/update'),
+      'tasks/cancel': routed('tasks/cancel'),
+    },
+    listen: async (request) => {
+      // Core's feed checks the filter (its shape, `maxListenTaskIds`) and takes the proxy's own ids.
+      const mine = await own.listen?.(request);
+      if (mine === undefined) return undefined;
+      let relayed: ExtensionListenFeed | undefined;
+      try {
+        relayed = await relayTasks(scope, request);
+      } catch (error) {
+        mine.cancel();
+        throw error;
+      }
+      return relayed === undefined ? mine : joined(mine, relayed);
+    },
+  };
+}
+
+/** Two feeds of one listen as one: their honoured ids together, both started and stopped. */
+function joined(a: ExtensionListenFeed, b: ExtensionListenFeed): ExtensionListenFeed {
+  const ids = (feed: ExtensionListenFeed) => (feed.honoured.taskIds as string[] | undefined) ?? [];
+  return {
+    honoured: { taskIds: [...ids(a), ...ids(b)] },
+    start(send) {
+      const stops = [a.start(send), b.start(send)];
+      return () => {
+        for (const stop of stops) stop();
+      };
+    },
+    cancel() {
+      a.cancel();
+      b.cancel();
+    },
+  };
+}
+
+/** `tasks/*` of backends' tasks: routed to the backend that holds the task. */
+function backendTasks(scope: Scope): Record<string, ExtensionMethod> {
   const notFound = (taskId: unknown) =>
     ProtocolError.invalidParams('Failed to retrieve task: Task not found', { taskId });
 
@@ -120,11 +181,6 @@ export function tasksExtension(scope: Scope): ExtensionDefinition {
   };
 
   return {
-    undeclared: 'missing-capability',
-    modernOnly: true,
-    listen: (request) => relayTasks(scope, request),
-    nameParams: { 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' },
-    methods: {
       'tasks/get': (params, context) =>
         route(params, context.auth, async (client, taskId, backend) => {
           const task: Task = await client.tasks.get(taskId, { signal: context.signal });
@@ -147,75 +203,5 @@ export function tasksExtension(scope: Scope): ExtensionDefinition {
           await client.tasks.cancel(taskId, { signal: context.signal });
           return {};
         }),
-    },
-  };
-}
-
-/**
- * `notifications/tasks` for a listen whose filter names proxied task ids: one
- * `subscriptions/listen` per backend for the caller's tasks there, each notification relayed with
- * its task id wrapped again. Ids that are not the caller's, or that their backend did not honour,
- * are left out of the acknowledgement, as core leaves out unknown ones.
- */
-async function relayTasks(
-  scope: Scope,
-  request: ExtensionListenRequest,
-): Promise<ExtensionListenFeed | undefined> {
-  const { taskIds } = request.filter;
-  if (taskIds === undefined) return undefined;
-  if (!request.declared) throw ProtocolError.missingCapability({ extensions: { [TASKS_EXTENSION]: {} } });
-  if (!Array.isArray(taskIds) || taskIds.some((id) => typeof id !== 'string')) {
-    throw ProtocolError.invalidParams('notifications.taskIds must be an array of task id strings');
-  }
-  const byBackend = new Map<string, string[]>();
-  for (const id of new Set(taskIds as string[])) {
-    const ids = scope.taskIds.unwrap(id, request.auth);
-    if (!ids) continue;
-    byBackend.set(ids.backendId, [...(byBackend.get(ids.backendId) ?? []), ids.taskId]);
-  }
-  const opened: { backend: Backend; subscription: Subscription }[] = [];
-  const honoured: string[] = [];
-  for (const [backendId, ids] of byBackend) {
-    const backend = scope.core.backend(backendId);
-    const client = backend?.client;
-    if (!backend || !client || !offersTasks(client)) continue;
-    const subscription = client.listen({ taskIds: ids } as SubscriptionFilter);
-    try {
-      const acknowledged = (await subscription.ready) as { taskIds?: unknown };
-      const kept = Array.isArray(acknowledged.taskIds) ? (acknowledged.taskIds as string[]) : [];
-      if (kept.length === 0) {
-        await subscription.close();
-        continue;
-      }
-      for (const id of kept) honoured.push(scope.taskIds.wrap(backendId, id, request.auth));
-      opened.push({ backend, subscription });
-    } catch {
-      // The backend could not be asked (down, or it refused): its tasks are not honoured.
-      await subscription.close().catch(() => undefined);
-    }
-  }
-  const closeAll = () => {
-    for (const { subscription } of opened) subscription.close().catch(() => undefined);
-  };
-  return {
-    honoured: { taskIds: honoured },
-    start(send) {
-      for (const { backend, subscription } of opened) {
-        void (async () => {
-          try {
-            for await (const notification of subscription) {
-              if (notification.method !== 'notifications/tasks') continue;
-              const params = (notification.params ?? {}) as Record<string, unknown>;
-              const { _meta: _, ...task } = params;
-              if (!send('notifications/tasks', frontTask(scope, backend, task, request.auth))) break;
-            }
-          } catch {
-            // The backend's stream ended with an error: its tasks are polled from here on.
-          }
-        })();
-      }
-      return closeAll;
-    },
-    cancel: closeAll,
   };
 }
