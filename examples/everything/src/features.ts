@@ -15,12 +15,17 @@ import { z } from 'zod';
 const ITEM_IDS = ['1', '2', '3', '10', '42'];
 const NAMES = ['Ada', 'Alan', 'Barbara', 'Grace', 'Linus'];
 
-/** `ask`: MRTR on 2026-07-28 (server-initiated elicitation before it) for a name, then a greeting. */
+/**
+ * `ask`: MRTR on 2026-07-28 (server-initiated elicitation before it) for a name, then a greeting.
+ * With `afterMs` it first works that long (unless cancelled): a slow call that asks midway.
+ */
 export const ask: ToolDefinition = tool({
   name: 'ask',
   title: 'Ask for a name',
-  description: 'Asks the user for their name (elicitation), then greets them',
-  handler: async (_args, ctx) => {
+  description: 'Asks the user for their name (elicitation), after afterMs ms if given, then greets them',
+  inputSchema: z.object({ afterMs: z.number().int().min(0).max(600_000).optional() }),
+  handler: async ({ afterMs }, ctx) => {
+    if (afterMs !== undefined && afterMs > 0) await pause(afterMs, ctx.signal);
     const answer = await ctx.elicit({
       message: 'What is your name?',
       requestedSchema: {
@@ -33,6 +38,22 @@ export const ask: ToolDefinition = tool({
     return `Hello, ${String((answer.content as { name?: unknown } | undefined)?.name)}!`;
   },
 });
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 /** `roots`: asks the client for its roots (`roots/list`, every initialize-based revision) and names them. */
 export const roots: ToolDefinition = tool({

@@ -1,4 +1,10 @@
-import { type ChangeEvent, type ChangeHub, createChangeHub, type Runtime, type TaskManager } from '@snodo/core';
+import {
+  type ChangeEvent,
+  type ChangeHub,
+  createChangeHub,
+  type Runtime,
+  type TaskManager,
+} from '@snodo/core';
 import { Backend, type BackendEnv, type BackendSpec, type BackendStatus } from './backend.js';
 import { Catalog } from './catalog/catalog.js';
 import type { BackendSnapshot, ListKind } from './catalog/snapshot.js';

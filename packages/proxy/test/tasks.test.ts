@@ -209,18 +209,49 @@ describe('tasks through the proxy', () => {
     expect((await modern(runtime, 'tasks/get', { taskId: 'x' }, { tasks: false })).error.code).toBe(-32021);
   });
 
-  it('a followed task that asks for input fails the call with the reason and is cancelled on the backend', async () => {
-    const { error } = await modern(
+  it('a followed task that asks for input asks the frontend: an input_required round, and its retry answers the task', async () => {
+    const params = { name: 'b.confirm', arguments: {} };
+    const round = await modern(runtime, 'tools/call', params, { tasks: false });
+    expect(round.result).toMatchObject({ resultType: 'input_required' });
+    const [key] = Object.keys(round.result.inputRequests);
+    expect(round.result.inputRequests[key as string]).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'Sure?' },
+    });
+    // The task waits on the backend for the answer the retry brings.
+    expect(backend.tasks.stats()).toMatchObject({ created: 1, cancelled: 0 });
+    const retried = await modern(
       runtime,
       'tools/call',
-      { name: 'b.confirm', arguments: {} },
+      {
+        ...params,
+        inputResponses: { [key as string]: { action: 'decline' } },
+        requestState: round.result.requestState,
+      },
       { tasks: false },
     );
-    expect(error).toMatchObject({
-      code: -32603,
-      message: 'elicitation/create: no request of the proxy to this server is waiting for input',
+    expect(retried.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'answer: decline' }],
     });
-    await vi.waitFor(() => expect(backend.tasks.stats().cancelled).toBe(1));
+    expect(backend.tasks.stats()).toMatchObject({ created: 1, completed: 1 });
+  });
+
+  it("an initialize-based frontend answers a followed task's input as a server-initiated request", async () => {
+    const client = await connect(
+      { direct: runtime },
+      {
+        protocolVersions: ['2025-11-25'],
+        onElicit: async () => ({ action: 'accept', content: { sure: true } }),
+      },
+    );
+    try {
+      expect(await client.callTool('b.confirm', {})).toMatchObject({
+        content: [{ type: 'text', text: 'answer: accept' }],
+      });
+    } finally {
+      await client.close();
+    }
   });
 
   it('our client with tasks: true follows a proxied task to its result; an ordinary tool stays ordinary', async () => {

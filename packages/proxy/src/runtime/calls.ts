@@ -11,15 +11,7 @@ import { type Backend, unavailable } from '../backend.js';
 import { rewritePromptResult, rewriteToolResult } from '../links.js';
 import { allowed } from '../policy.js';
 import type { Route } from '../sessions.js';
-import {
-  clean,
-  forbidden,
-  forwarding,
-  objectParam,
-  owner,
-  type Scope,
-  visible,
-} from './context.js';
+import { clean, forbidden, forwarding, objectParam, owner, type Scope, visible } from './context.js';
 import { followState, followTask } from './follow.js';
 import { forward } from './forward.js';
 import { frontTask, offersTasks } from './tasks.js';
@@ -102,24 +94,27 @@ async function forwardCall(
 ): Promise<Record<string, unknown>> {
   const { scope, call, backend, what, original, args, reissue } = target;
   const forwarded = { ...forwarding(scope, backend, what, call), context };
-  const { result, route } = await forward(timeout === undefined ? forwarded : { ...forwarded, timeout }, async (client, options) => {
-    if (!offersTasks(client)) {
-      // A client that did not declare tasks cannot take a handle: the backend must not give one.
-      const onBehalfOf = options.onBehalfOf && tasksDeclared(options.onBehalfOf, false);
-      return client.callTool(original, args, {
+  const { result, route } = await forward(
+    timeout === undefined ? forwarded : { ...forwarded, timeout },
+    async (client, options) => {
+      if (!offersTasks(client)) {
+        // A client that did not declare tasks cannot take a handle: the backend must not give one.
+        const onBehalfOf = options.onBehalfOf && tasksDeclared(options.onBehalfOf, false);
+        return client.callTool(original, args, {
+          ...options,
+          reissue,
+          ...(onBehalfOf ? { onBehalfOf } : {}),
+        }) as Promise<Record<string, unknown>>;
+      }
+      // Declared on the frontend's behalf whether it did or not: the proxy follows the task then.
+      const start = await client.tasks.start(original, args, {
         ...options,
         reissue,
-        ...(onBehalfOf ? { onBehalfOf } : {}),
-      }) as Promise<Record<string, unknown>>;
-    }
-    // Declared on the frontend's behalf whether it did or not: the proxy follows the task then.
-    const start = await client.tasks.start(original, args, {
-      ...options,
-      reissue,
-      ...(options.onBehalfOf ? { onBehalfOf: tasksDeclared(options.onBehalfOf, true) } : {}),
-    });
-    return start.task ? { ...start.task, resultType: 'task' } : (start.result as Record<string, unknown>);
-  });
+        ...(options.onBehalfOf ? { onBehalfOf: tasksDeclared(options.onBehalfOf, true) } : {}),
+      });
+      return start.task ? { ...start.task, resultType: 'task' } : (start.result as Record<string, unknown>);
+    },
+  );
   if (result.resultType === 'task') {
     handles.add(result);
     return result;
@@ -164,7 +159,11 @@ async function resumeFollow(target: ToolCall, handle: string): Promise<Record<st
   return toolResult(backend, backend.shared, result);
 }
 
-function toolResult(backend: Backend, route: Route, result: Record<string, unknown>): Record<string, unknown> {
+function toolResult(
+  backend: Backend,
+  route: Route,
+  result: Record<string, unknown>,
+): Record<string, unknown> {
   const { ttlMs: _, cacheScope: __, ...rest } = clean(result);
   return rewriteToolResult({ snapshot: backend.snapshot, route }, rest);
 }

@@ -90,9 +90,7 @@ export async function followTask(
   } catch (error) {
     // A round that ends waiting for the frontend's answer (not an Error) leaves the task waiting.
     if (error instanceof Error && !TERMINAL.has(task.status)) {
-      backend
-        .call(what, undefined, (client) => client.tasks.cancel(taskId))
-        .catch(() => undefined);
+      backend.call(what, undefined, (client) => client.tasks.cancel(taskId)).catch(() => undefined);
       if (signal.aborted) throw signal.reason;
     }
     throw error;

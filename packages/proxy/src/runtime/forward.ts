@@ -155,7 +155,11 @@ async function modernBackend(forwarding: Forwarding, send: Send): Promise<Forwar
     }
     const next = translate(result, used);
     // State only (the backend sheds load): a 2026-07-28 frontend retries; otherwise (and in a task) retry now.
-    if (Object.keys(next.q).length === 0 && context.protocolVersion === MODERN && context.taskId === undefined)
+    if (
+      Object.keys(next.q).length === 0 &&
+      context.protocolVersion === MODERN &&
+      context.taskId === undefined
+    )
       context.retryLater(next);
     retry = await answersFor(context, next);
   }

@@ -26,10 +26,18 @@ class Sent {
     const id = String(task.taskId);
     const at = Date.parse(String(task.lastUpdatedAt));
     const { _meta: _, ...rest } = task;
-    const key = JSON.stringify(Object.keys(rest).sort().map((name) => [name, rest[name]]));
+    const key = JSON.stringify(
+      Object.keys(rest)
+        .sort()
+        .map((name) => [name, rest[name]]),
+    );
     const last = this.#last.get(id);
     if (last && (last.ended || last.key === key || (Number.isFinite(at) && at < last.at))) return false;
-    this.#last.set(id, { key, at: Number.isFinite(at) ? at : (last?.at ?? 0), ended: TERMINAL.has(task.status) });
+    this.#last.set(id, {
+      key,
+      at: Number.isFinite(at) ? at : (last?.at ?? 0),
+      ended: TERMINAL.has(task.status),
+    });
     return true;
   }
 }
@@ -99,8 +107,7 @@ export async function relayTasks(
     honoured: { taskIds: honoured },
     start(send) {
       const sent = new Sent();
-      const relay = (task: Record<string, unknown>) =>
-        !sent.fresh(task) || send('notifications/tasks', task);
+      const relay = (task: Record<string, unknown>) => !sent.fresh(task) || send('notifications/tasks', task);
       for (const { backend, subscription, snapshot } of opened) {
         if (!snapshot.every(relay)) break;
         void (async () => {

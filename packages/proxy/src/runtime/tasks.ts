@@ -1,13 +1,11 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import type { Client, Subscription, Task } from '@snodo/client';
+import type { Client, Task } from '@snodo/client';
 import {
   type AuthInfo,
   type ExtensionDefinition,
   type ExtensionListenFeed,
-  type ExtensionListenRequest,
   type ExtensionMethod,
   ProtocolError,
-  type SubscriptionFilter,
   TASKS_EXTENSION,
 } from '@snodo/core';
 import type { Backend } from '../backend.js';
@@ -181,27 +179,27 @@ function backendTasks(scope: Scope): Record<string, ExtensionMethod> {
   };
 
   return {
-      'tasks/get': (params, context) =>
-        route(params, context.auth, async (client, taskId, backend) => {
-          const task: Task = await client.tasks.get(taskId, { signal: context.signal });
-          return frontTask(scope, backend, task, context.auth);
-        }),
-      'tasks/update': (params, context) => {
-        const { inputResponses } = params;
-        if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses)) {
-          throw ProtocolError.invalidParams('tasks/update needs params.inputResponses (an object)');
-        }
-        return route(params, context.auth, async (client, taskId) => {
-          await client.tasks.update(taskId, inputResponses as Record<string, unknown>, {
-            signal: context.signal,
-          });
-          return {};
+    'tasks/get': (params, context) =>
+      route(params, context.auth, async (client, taskId, backend) => {
+        const task: Task = await client.tasks.get(taskId, { signal: context.signal });
+        return frontTask(scope, backend, task, context.auth);
+      }),
+    'tasks/update': (params, context) => {
+      const { inputResponses } = params;
+      if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses)) {
+        throw ProtocolError.invalidParams('tasks/update needs params.inputResponses (an object)');
+      }
+      return route(params, context.auth, async (client, taskId) => {
+        await client.tasks.update(taskId, inputResponses as Record<string, unknown>, {
+          signal: context.signal,
         });
-      },
-      'tasks/cancel': (params, context) =>
-        route(params, context.auth, async (client, taskId) => {
-          await client.tasks.cancel(taskId, { signal: context.signal });
-          return {};
-        }),
+        return {};
+      });
+    },
+    'tasks/cancel': (params, context) =>
+      route(params, context.auth, async (client, taskId) => {
+        await client.tasks.cancel(taskId, { signal: context.signal });
+        return {};
+      }),
   };
 }
