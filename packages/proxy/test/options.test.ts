@@ -95,11 +95,37 @@ describe('createProxy options are validated at start-up, naming the option and i
       { backends: [{ id: 'a', target: direct, maxSessions: 0 }] },
       /backends\[0\]\.maxSessions must be a positive integer, got 0/,
     ],
+    [
+      { taskAfterMs: -1 },
+      /^An option breaks its rule: taskAfterMs must be false or an integer from 0 to 2147483647, got -1$/,
+    ],
+    [
+      { taskAfterMs: 2 ** 31 },
+      /taskAfterMs must be false or an integer from 0 to 2147483647, got 2147483648/,
+    ],
+    [{ taskAfterMs: 1.5 }, /taskAfterMs must be false or an integer/],
+    [{ taskAfterMs: true }, /taskAfterMs must be false or an integer/],
+    [
+      { backends: [{ id: 'a', target: direct, taskAfterMs: -1 }] },
+      /backends\[0\]\.taskAfterMs must be false or an integer from 0 to 2147483647, got -1/,
+    ],
+    [{ tasks: {} }, /tasks must be a TaskManager \(createTaskManager\(\)\)/],
   ])('%j', async (options, message) => {
     const error = await refused(options);
     expect(error.code).toBe('SNODO_ERR_INVALID_OPTION');
     expect(error.message).toMatch(message);
   });
+
+  it.each([0, 2 ** 31 - 1, false])(
+    'accepts taskAfterMs = %s, for the proxy and for a backend',
+    async (value) => {
+      const proxy = await createProxy({
+        taskAfterMs: value,
+        backends: [{ id: 'a', target: direct, taskAfterMs: value }],
+      });
+      await proxy.close();
+    },
+  );
 
   it('refuses duplicate initial ids and more initial backends than maxBackends', async () => {
     const duplicate = (await refused({

@@ -3,12 +3,14 @@
 // tasks/get, tasks/update and tasks/cancel; followed to the end for a frontend that does not.
 import { connect } from '@snodo/client';
 import {
+  createMemoryTaskStore,
   createServer,
   createTaskManager,
   dispatch,
   type JsonRpcResponse,
   type Runtime,
   resource,
+  type TaskStore,
   tool,
 } from '@snodo/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -27,8 +29,8 @@ function latch() {
   return { opened, release, waiting: 0, aborted: 0 };
 }
 
-function backendServer(gate: ReturnType<typeof latch>) {
-  const tasks = createTaskManager({ pollIntervalMs: 10 });
+function backendServer(gate: ReturnType<typeof latch>, store?: TaskStore) {
+  const tasks = createTaskManager({ pollIntervalMs: 10, ...(store ? { store } : {}) });
   const runtime = createServer({
     name: 'backend',
     version: '1.0.0',
@@ -61,6 +63,13 @@ function backendServer(gate: ReturnType<typeof latch>) {
         },
       }),
       tool({ name: 'plain', handler: () => 'plain result' }),
+      tool({
+        name: 'wait',
+        handler: async () => {
+          await gate.opened;
+          return { content: [{ type: 'resource_link', uri: 'demo://done', name: 'done' }] };
+        },
+      }),
     ],
     resources: [resource({ uri: 'demo://done', name: 'done', read: () => 'done' })],
   });
@@ -306,6 +315,144 @@ describe('tasks through the proxy', () => {
       expect(result).toMatchObject({ resultType: 'complete', content: [{ text: 'plain result' }] });
     } finally {
       await plain.close();
+    }
+  });
+});
+
+describe("the proxy's own tasks over an in-process backend", () => {
+  it("taskAfterMs defaults to the task manager's: a call still running becomes the proxy's task, its result's links rewritten", async () => {
+    const gate = latch();
+    const backend = backendServer(gate);
+    const tasks = createTaskManager({ taskAfterMs: 0, pollIntervalMs: 10 });
+    const proxy = await createProxy({
+      tasks,
+      backends: [{ id: 'b', target: { direct: backend.runtime }, prefix: 'b' }],
+    });
+    try {
+      const runtime = proxy.runtime();
+      const started = await modern(runtime, 'tools/call', { name: 'b.wait', arguments: {} });
+      expect(started.result).toMatchObject({ resultType: 'task', status: 'working' });
+      const { taskId } = started.result;
+      expect(taskId).not.toContain(':');
+      gate.release();
+      const done = await vi.waitFor(async () => {
+        const { result } = await modern(runtime, 'tasks/get', { taskId });
+        expect(result.status).toBe('completed');
+        return result;
+      });
+      expect(done.result.content[0]).toEqual({
+        type: 'resource_link',
+        uri: 'mcp-proxy://b/demo://done',
+        name: 'done',
+      });
+      // Only the proxy made a task: the backend's tool is an ordinary one.
+      expect(backend.tasks.stats().created).toBe(0);
+    } finally {
+      gate.release();
+      await proxy.close();
+      await backend.tasks.close();
+    }
+  });
+
+  it("a backend task handle that arrives once the call is the proxy's task is followed by that task", async () => {
+    const gate = latch();
+    // The backend stores its task only when the test says: its handle comes after the proxy's task.
+    const memory = createMemoryTaskStore();
+    const storing = latch();
+    const store: TaskStore = {
+      create: async (task) => {
+        await storing.opened;
+        return memory.create(task);
+      },
+      get: (taskId) => memory.get(taskId),
+      update: (taskId, change) => memory.update(taskId, change),
+      subscribe: (listener) => memory.subscribe(listener),
+    };
+    const backend = backendServer(gate, store);
+    const proxy = await createProxy({
+      tasks: createTaskManager({ pollIntervalMs: 10 }),
+      taskAfterMs: 0,
+      backends: [{ id: 'b', target: { direct: backend.runtime }, prefix: 'b' }],
+    });
+    try {
+      const runtime = proxy.runtime();
+      const started = await modern(runtime, 'tools/call', { name: 'b.job', arguments: {} });
+      const { taskId } = started.result;
+      expect(taskId).not.toContain(':');
+      storing.release();
+      await vi.waitFor(() => expect(gate.waiting).toBe(1));
+      gate.release();
+      const done = await vi.waitFor(async () => {
+        const { result } = await modern(runtime, 'tasks/get', { taskId });
+        expect(result.status).toBe('completed');
+        return result;
+      });
+      expect(done.result.content[0]).toMatchObject({
+        type: 'resource_link',
+        uri: 'mcp-proxy://b/demo://done',
+      });
+      expect(backend.tasks.stats()).toMatchObject({ created: 1, completed: 1 });
+    } finally {
+      gate.release();
+      storing.release();
+      await proxy.close();
+      await backend.tasks.close();
+    }
+  });
+});
+
+describe('notifications/tasks relayed from a backend whose listen sends no snapshot and repeats itself', () => {
+  it("a listen gets each task's current state first, then each change once", async () => {
+    const gate = latch();
+    const backend = backendServer(gate);
+    // The backend's listen: no current state first, and every change sent twice.
+    const own = backend.runtime.extensions.get(TASKS);
+    const listen: NonNullable<typeof own>['listen'] = async (request) => {
+      const feed = await own?.listen?.(request);
+      if (!feed) return feed;
+      const snapshot = (feed.honoured.taskIds as string[]).length;
+      return {
+        honoured: feed.honoured,
+        start(send) {
+          let skipped = 0;
+          return feed.start((method, params) => {
+            if (skipped < snapshot) return ++skipped > 0;
+            return send(method, params) && send(method, params);
+          });
+        },
+        cancel: () => feed.cancel(),
+      };
+    };
+    const bare = Object.freeze({
+      ...backend.runtime,
+      extensions: new Map([
+        ...backend.runtime.extensions,
+        [TASKS, { ...own, listen } as NonNullable<typeof own>],
+      ]),
+    });
+    const proxy = await createProxy({ backends: [{ id: 'b', target: { direct: bare }, prefix: 'b' }] });
+    const client = await connect({ direct: proxy.runtime() }, { tasks: true });
+    try {
+      // One task ended before the listen (it asks for input this client cannot give), one still running.
+      const first = (await client.tasks.start('b.confirm', {})).task?.taskId as string;
+      await vi.waitFor(async () => expect((await client.tasks.get(first)).status).toBe('failed'));
+      const second = (await client.tasks.start('b.job', {})).task?.taskId as string;
+      await vi.waitFor(() => expect(gate.waiting).toBe(1));
+      const subscription = client.listen({ taskIds: [first, second] } as never);
+      expect(await subscription.ready).toEqual({ taskIds: [first, second] });
+      gate.release();
+      const seen: string[] = [];
+      for await (const notification of subscription) {
+        const { taskId, status } = notification.params as { taskId: string; status: string };
+        seen.push(`${taskId === first ? 'first' : 'second'} ${status}`);
+        if (taskId === second && status === 'completed') break;
+      }
+      expect(seen).toEqual(['first failed', 'second working', 'second completed']);
+    } finally {
+      gate.release();
+      await client.close();
+      await proxy.close();
+      await backend.tasks.close();
     }
   });
 });
