@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@snodo/client';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/cli/config.js';
+import { parseConfig, proxyOptions } from '../src/cli/config.js';
 import { withPidFile } from './helpers/proxy.js';
 import { DEMO_MAIN, demoStdio, waitForOutput } from './helpers/servers.js';
 
@@ -103,6 +103,26 @@ describe('snodo-proxy --config', () => {
       'maxBackendSessions: Too small: expected number to be >0',
       'backendSessionIdleMs: Too big: expected number to be <=2147483647',
     ]);
+    const tasks = parseConfig({
+      backends: [
+        { id: 'a', target: { http: 'http://127.0.0.1:1/mcp' }, taskAfterMs: true },
+        { id: 'b', target: { http: 'http://127.0.0.1:1/mcp' }, taskAfterMs: false },
+      ],
+      taskAfterMs: -1,
+    });
+    expect('problems' in tasks && tasks.problems).toHaveLength(2);
+    expect('problems' in tasks && tasks.problems.map((line) => line.split(':')[0])).toEqual([
+      'backends.0.taskAfterMs',
+      'taskAfterMs',
+    ]);
+    const valid = parseConfig({
+      backends: [{ id: 'b', target: { http: 'http://127.0.0.1:1/mcp' }, taskAfterMs: false }],
+      taskAfterMs: 0,
+    });
+    if (!('config' in valid)) throw new Error(valid.problems.join('\n'));
+    const options = proxyOptions(valid.config, '/tmp/proxy.json');
+    expect(options.taskAfterMs).toBe(0);
+    expect(options.backends?.[0]?.taskAfterMs).toBe(false);
     const minimal = parseConfig({});
     expect('config' in minimal && minimal.config.listen).toEqual({
       host: '127.0.0.1',

@@ -51,6 +51,9 @@ const clientOptions = z
   })
   .strict();
 
+/** ms before a call becomes a task of the proxy's own, or false: never. */
+const taskAfterMs = z.union([z.literal(false), z.number().int().min(0).max(MAX_TIMER_DELAY)]);
+
 const backend = z
   .object({
     id: z.string().regex(BACKEND_ID, `must match ${BACKEND_ID.source}`).max(64),
@@ -62,6 +65,7 @@ const backend = z
     clientOptions: clientOptions.optional(),
     sessionMode: z.enum(['per-principal', 'shared']).optional(),
     maxSessions: positive.optional(),
+    taskAfterMs: taskAfterMs.optional(),
   })
   .strict();
 
@@ -83,6 +87,7 @@ export const CONFIG_SCHEMA = z
     reconnectDelayMs: positive.optional(),
     maxBackendSessions: positive.optional(),
     backendSessionIdleMs: positive.max(MAX_TIMER_DELAY).optional(),
+    taskAfterMs: taskAfterMs.optional(),
     separator: z
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,8}$/, 'must be 1 to 8 of the characters A-Z a-z 0-9 _ . -')
@@ -178,6 +183,7 @@ export function proxyOptions(config: ProxyConfig, configPath: string): ProxyOpti
     if (item.clientOptions !== undefined) spec.clientOptions = item.clientOptions as ConnectOptions;
     if (item.sessionMode !== undefined) spec.sessionMode = item.sessionMode;
     if (item.maxSessions !== undefined) spec.maxSessions = item.maxSessions;
+    if (item.taskAfterMs !== undefined) spec.taskAfterMs = item.taskAfterMs;
     return spec;
   });
   return {
@@ -191,5 +197,6 @@ export function proxyOptions(config: ProxyConfig, configPath: string): ProxyOpti
     ...(config.backendSessionIdleMs === undefined
       ? {}
       : { backendSessionIdleMs: config.backendSessionIdleMs }),
+    ...(config.taskAfterMs === undefined ? {} : { taskAfterMs: config.taskAfterMs }),
   };
 }
