@@ -116,7 +116,7 @@ describe('createProxy options are validated at start-up, naming the option and i
     expect(error.message).toMatch(message);
   });
 
-  it.each([0, 2 ** 31 - 1, false])(
+  it.each<number | false>([0, 2 ** 31 - 1, false])(
     'accepts taskAfterMs = %s, for the proxy and for a backend',
     async (value) => {
       const proxy = await createProxy({
