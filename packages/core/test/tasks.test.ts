@@ -236,7 +236,8 @@ describe('Tasks extension: tasks/get', () => {
     expect(completed.result).toMatchObject({
       resultType: 'complete',
       status: 'completed',
-      result: { content: [{ type: 'text', text: 'job done' }] },
+      // A 2026-07-28 CallToolResult: its resultType too.
+      result: { content: [{ type: 'text', text: 'job done' }], resultType: 'complete' },
     });
     expect(completed.result.result._meta).toBeUndefined();
     expect(completed.result).not.toHaveProperty('requestState');

@@ -3,6 +3,11 @@
 // proxy's own, run by core's task machinery under the proxy's task manager. The backends are the
 // demo server (examples/everything) in real processes: 2026-07-28 over stdio and over HTTP, and an
 // initialize-based one over stdio.
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+} from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
 import { type Client, type ConnectOptions, connect } from '@snodo/client';
 import { createTaskManager, type TaskManager } from '@snodo/core';
 import { listen, type McpHttpServer } from '@snodo/transport-http';
@@ -167,6 +172,67 @@ describe("the proxy's own tasks, over the demo server in real processes", () => 
       result: { structuredContent: { sleptMs: 300 } },
     });
     await subscription.close();
+  });
+
+  it("the official requester (@modelcontextprotocol/ext-tasks over the SDK v2 client) follows the proxy's task to its result", async () => {
+    const authorization = `Bearer ${TOKENS[0]}`;
+    const client = new V2Client(
+      { name: 'official', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new V2Transport(new URL(http.url()), { requestInit: { headers: { authorization } } }),
+    );
+    let id = 0;
+    // The requester sends task wire shapes itself: a 2026-07-28 POST with its headers.
+    const rawDispatch: RawClientDispatch = async (request, options) => {
+      const message = { jsonrpc: '2.0', id: ++id, ...(request as Record<string, unknown>) };
+      const params = (message.params ?? {}) as Record<string, unknown>;
+      const name = message.method === 'tools/call' ? params.name : params.taskId;
+      const response = await fetch(http.url(), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': String(message.method),
+          ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+          authorization,
+        },
+        body: JSON.stringify(message),
+        ...(options?.signal ? { signal: options.signal } : {}),
+      });
+      const text = await response.text();
+      const body = response.headers.get('content-type')?.includes('text/event-stream')
+        ? JSON.parse(
+            text
+              .split('\n')
+              .filter((line) => line.startsWith('data:'))
+              .map((line) => line.slice(5))
+              .find((data) => JSON.parse(data).id === message.id) as string,
+          )
+        : JSON.parse(text);
+      return 'error' in body ? { kind: 'error', error: body.error } : { kind: 'result', result: body.result };
+    };
+    const session = createTaskSessionFromClient(client, {
+      endpointId: 'proxy',
+      rawDispatch,
+      v2RequestFraming: {
+        protocolVersion: '2026-07-28',
+        clientInfo: { name: 'official', version: '1.0.0' },
+        clientCapabilities: {},
+      },
+    });
+    try {
+      const execution = await session.callTool('st.sleep', { ms: 300 });
+      expect(execution.kind).toBe('task');
+      expect(execution.handle?.taskId).toMatch(UUID);
+      const { outcome } = await execution.settle();
+      expect(outcome).toMatchObject({ status: 'completed', result: { structuredContent: { sleptMs: 300 } } });
+    } finally {
+      await session.close();
+      await client.close();
+    }
   });
 
   it('no task for a frontend without the extension, nor for a backend whose taskAfterMs is false', async () => {

@@ -44,7 +44,9 @@ export function createTaskResult(task: StoredTask): Record<string, unknown> {
 export function detailedTask(task: StoredTask): Record<string, unknown> {
   const out = taskFields(task);
   if (task.status === 'input_required') out.inputRequests = task.inputRequests ?? {};
-  else if (task.status === 'completed') out.result = task.result ?? {};
+  // The result is a 2026-07-28 CallToolResult, which carries its `resultType` (the requester of
+  // @modelcontextprotocol/ext-tasks refuses one without it).
+  else if (task.status === 'completed') out.result = { ...task.result, resultType: 'complete' };
   else if (task.status === 'failed') out.error = task.error ?? { code: -32603, message: 'Internal error' };
   return out;
 }

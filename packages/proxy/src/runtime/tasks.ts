@@ -87,10 +87,11 @@ export function frontTask(
     taskId: scope.taskIds.wrap(backend.id, String(task.taskId), auth),
   };
   if (typeof front.result === 'object' && front.result !== null) {
-    front.result = rewriteToolResult(
+    const result = rewriteToolResult(
       { snapshot: backend.snapshot, route: backend.shared },
       clean(front.result as Record<string, unknown>),
     );
+    front.result = { ...result, resultType: 'complete' };
   }
   return front;
 }
