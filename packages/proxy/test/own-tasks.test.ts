@@ -186,7 +186,7 @@ describe("the proxy's own tasks, over the demo server in real processes", () => 
     let id = 0;
     // The requester sends task wire shapes itself: a 2026-07-28 POST with its headers.
     const rawDispatch: RawClientDispatch = async (request, options) => {
-      const message = { jsonrpc: '2.0', id: ++id, ...(request as Record<string, unknown>) };
+      const message = { jsonrpc: '2.0', id: ++id, ...(request as { method: string; params?: object }) };
       const params = (message.params ?? {}) as Record<string, unknown>;
       const name = message.method === 'tools/call' ? params.name : params.taskId;
       const response = await fetch(http.url(), {
@@ -195,7 +195,7 @@ describe("the proxy's own tasks, over the demo server in real processes", () => 
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
           'mcp-protocol-version': '2026-07-28',
-          'mcp-method': String(message.method),
+          'mcp-method': message.method,
           ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
           authorization,
         },
