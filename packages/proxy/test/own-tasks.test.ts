@@ -99,11 +99,11 @@ describe("the proxy's own tasks, over the demo server in real processes", () => 
 
   it('the task keeps running when its frontend disconnects, and the same principal reads its result later', async () => {
     const first = await alice();
-    const { task } = await first.tasks.start('st.sleep', { ms: 400 });
+    const { task } = await first.tasks.start('st.sleep', { ms: 1_000 });
     await first.close();
     const later = await alice();
     const done = await later.tasks.follow(task?.taskId as string);
-    expect(done.structuredContent).toMatchObject({ sleptMs: 400 });
+    expect(done.structuredContent).toMatchObject({ sleptMs: 1_000 });
   });
 
   it('another principal gets "not found" for the task, exactly like an unknown id', async () => {
@@ -160,17 +160,14 @@ describe("the proxy's own tasks, over the demo server in real processes", () => 
 
   it('a listen naming the task gets its state at once, then each change until it ends', async () => {
     const client = await alice();
-    const { task } = await client.tasks.start('st.sleep', { ms: 300 });
+    const { task } = await client.tasks.start('st.sleep', { ms: 600_000 });
     const taskId = task?.taskId as string;
     const subscription = client.listen({ taskIds: [taskId] } as never);
     expect(await subscription.ready).toEqual({ taskIds: [taskId] });
     const next = reader(subscription);
     expect((await next()).params).toMatchObject({ taskId, status: 'working' });
-    expect((await next()).params).toMatchObject({
-      taskId,
-      status: 'completed',
-      result: { structuredContent: { sleptMs: 300 } },
-    });
+    await client.tasks.cancel(taskId);
+    expect((await next()).params).toMatchObject({ taskId, status: 'cancelled' });
     await subscription.close();
   });
 
