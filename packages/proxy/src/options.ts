@@ -1,4 +1,4 @@
-import { TaskManager } from '@snodo/core';
+import { MAX_TIMER_DELAY, TaskManager } from '@snodo/core';
 import {
   COMMON_RULES,
   checkOption,
@@ -73,7 +73,7 @@ export interface ProxyOptions {
    * `taskStore` to share tasks between proxies), `maxRunningTasks`, `taskTimeout`, `resultTtlMs`,
    * `pollIntervalMs`. Default `createTaskManager()`. `close()` closes it.
    */
-  tasks?: TaskManager;
+  taskManager?: TaskManager;
   /**
    * ms a backend's tool call runs before the proxy answers a frontend that declared the Tasks
    * extension with a task of its own (a backend's `taskAfterMs` overrides it). Default the task
@@ -125,8 +125,8 @@ export const PROXY_OPTIONS: OptionSchema = Object.freeze({
   maxBackendSessions: positive,
   backendSessionIdleMs: duration(1),
   maxInputRounds: COMMON_RULES.maxInputRounds,
-  tasks: instance(TaskManager, 'a TaskManager (createTaskManager())'),
-  taskAfterMs: other('false or an integer number of milliseconds from 0 to 2147483647'),
+  taskManager: instance(TaskManager, 'a TaskManager (createTaskManager())'),
+  taskAfterMs: other(`false or an integer number of milliseconds from 0 to ${MAX_TIMER_DELAY}`),
   onHealthChange: fn,
   onWarning: fn,
   onSessionChange: fn,
@@ -159,7 +159,7 @@ export function resolveSettings(options: ProxyOptions): Settings {
   if (problem) throw optionError(problem);
   if (options.backends !== undefined && !Array.isArray(options.backends))
     throw optionError('backends must be an array');
-  const tasks = options.tasks ?? new TaskManager();
+  const tasks = options.taskManager ?? new TaskManager();
   return {
     maxBackends: options.maxBackends ?? DEFAULT_MAX_BACKENDS,
     maxCatalogItems: options.maxCatalogItems ?? DEFAULT_MAX_CATALOG_ITEMS,

@@ -97,19 +97,19 @@ describe('createProxy options are validated at start-up, naming the option and i
     ],
     [
       { taskAfterMs: -1 },
-      /^An option breaks its rule: taskAfterMs must be false or an integer from 0 to 2147483647, got -1$/,
+      /^Invalid option: taskAfterMs must be false or an integer number of milliseconds from 0 to 2147483647, got -1$/,
     ],
     [
       { taskAfterMs: 2 ** 31 },
-      /taskAfterMs must be false or an integer from 0 to 2147483647, got 2147483648/,
+      /taskAfterMs must be false or an integer number of milliseconds from 0 to 2147483647, got 2147483648/,
     ],
     [{ taskAfterMs: 1.5 }, /taskAfterMs must be false or an integer/],
     [{ taskAfterMs: true }, /taskAfterMs must be false or an integer/],
     [
       { backends: [{ id: 'a', target: direct, taskAfterMs: -1 }] },
-      /backends\[0\]\.taskAfterMs must be false or an integer from 0 to 2147483647, got -1/,
+      /backends\[0\]\.taskAfterMs must be false or an integer number of milliseconds from 0 to 2147483647, got -1/,
     ],
-    [{ tasks: {} }, /tasks must be a TaskManager \(createTaskManager\(\)\)/],
+    [{ taskManager: {} }, /taskManager must be a TaskManager \(createTaskManager\(\)\)/],
   ])('%j', async (options, message) => {
     const error = await refused(options);
     expect(error.code).toBe('SNODO_ERR_INVALID_OPTION');

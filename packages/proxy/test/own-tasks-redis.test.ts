@@ -26,7 +26,7 @@ describe("the proxy's own tasks in a task store shared by two proxies (Redis)", 
       const link = await connectRedis({ url: redis.url, prefix: 'proxy-tasks:' });
       links.push(link);
       const proxy = await createProxy({
-        tasks: createTaskManager({ store: link.taskStore, pollIntervalMs: 20 }),
+        taskManager: createTaskManager({ store: link.taskStore, pollIntervalMs: 20 }),
         taskAfterMs: 0,
         backends: [{ id: 'st', target: demoStdio() }],
       });

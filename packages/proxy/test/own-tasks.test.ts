@@ -32,7 +32,7 @@ describe("the proxy's own tasks, over the demo server in real processes", () => 
     demoHttp = await startDemoHttp();
     tasks = createTaskManager({ pollIntervalMs: 20 });
     proxy = await createProxy({
-      tasks,
+      taskManager: tasks,
       // Every call that is not answered at once becomes a task.
       taskAfterMs: 0,
       backends: [
@@ -248,7 +248,7 @@ describe("the proxy's own tasks end with their deadline and with the proxy", () 
     const demoHttp = await startDemoHttp();
     const tasks = createTaskManager({ pollIntervalMs: 20, taskTimeout: 300 });
     const proxy = await createProxy({
-      tasks,
+      taskManager: tasks,
       taskAfterMs: 0,
       backends: [{ id: 'ht', target: { http: demoHttp.url } }],
     });

@@ -325,7 +325,7 @@ describe("the proxy's own tasks over an in-process backend", () => {
     const backend = backendServer(gate);
     const tasks = createTaskManager({ taskAfterMs: 0, pollIntervalMs: 10 });
     const proxy = await createProxy({
-      tasks,
+      taskManager: tasks,
       backends: [{ id: 'b', target: { direct: backend.runtime }, prefix: 'b' }],
     });
     try {
@@ -370,7 +370,7 @@ describe("the proxy's own tasks over an in-process backend", () => {
     };
     const backend = backendServer(gate, store);
     const proxy = await createProxy({
-      tasks: createTaskManager({ pollIntervalMs: 10 }),
+      taskManager: createTaskManager({ pollIntervalMs: 10 }),
       taskAfterMs: 0,
       backends: [{ id: 'b', target: { direct: backend.runtime }, prefix: 'b' }],
     });

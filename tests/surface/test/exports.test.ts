@@ -139,6 +139,8 @@ describe('the runtime exports of each package', () => {
         "authRefusal",
         "authorizeHandler",
         "branded",
+        "callToolAsTask",
+        "canUseTasks",
         "checkBearer",
         "checkOption",
         "checkOptions",
