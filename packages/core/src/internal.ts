@@ -51,7 +51,7 @@ export { openListen } from './subscriptions/listen.js';
 export { type AsTaskResult, callToolAsTask, canUseTasks } from './tasks/call.js';
 export { createTaskResult, detailedTask, isTerminal } from './tasks/wire.js';
 export { instruments } from './telemetry/instruments.js';
-export { log } from './telemetry/log.js';
+export { log, loggerProblem } from './telemetry/log.js';
 export { ATTR, idText, targetOf } from './telemetry/names.js';
 export { loadedOtel, loadOtel, type Otel } from './telemetry/otel.js';
 export { traceFields } from './telemetry/propagation.js';

@@ -1,4 +1,4 @@
-import { MAX_TIMER_DELAY, TaskManager } from '@snodo/core';
+import { type Logger, MAX_TIMER_DELAY, TaskManager } from '@snodo/core';
 import {
   COMMON_RULES,
   checkOption,
@@ -7,6 +7,7 @@ import {
   duration,
   fn,
   instance,
+  loggerProblem,
   type OptionSchema,
   other,
   positive,
@@ -81,6 +82,12 @@ export interface ProxyOptions {
    */
   taskAfterMs?: number | false;
   onHealthChange?: (change: HealthChange) => void;
+  /**
+   * A pino-compatible logger: backend health changes (`info` when up, `warn` otherwise), and, through
+   * the frontend runtime, what core logs (handler errors, refusals under load, the listener's
+   * listening/closing).
+   */
+  logger?: Logger;
   /** What backend clients recovered from (dropped tools, skipped output). */
   onWarning?: (backend: string, message: string) => void;
   /** A principal's backend session opened or closed (and why); it names no principal. */
@@ -103,6 +110,7 @@ export interface Settings {
   readonly tasks: TaskManager;
   readonly taskAfterMs: number | false;
   readonly onHealthChange: ProxyOptions['onHealthChange'];
+  readonly logger: Logger | undefined;
   readonly onWarning: ProxyOptions['onWarning'];
   readonly onSessionChange: ProxyOptions['onSessionChange'];
 }
@@ -128,6 +136,7 @@ export const PROXY_OPTIONS: OptionSchema = Object.freeze({
   taskManager: instance(TaskManager, 'a TaskManager (createTaskManager())'),
   taskAfterMs: other(`false or an integer number of milliseconds from 0 to ${MAX_TIMER_DELAY}`),
   onHealthChange: fn,
+  logger: COMMON_RULES.logger,
   onWarning: fn,
   onSessionChange: fn,
 });
@@ -155,7 +164,8 @@ export function resolveSettings(options: ProxyOptions): Settings {
       `separator must be 1 to 8 of the characters A-Z a-z 0-9 _ . - (names must match ^[A-Za-z0-9_.-]{1,64}$), got ${JSON.stringify(separator)}`,
     );
   }
-  const problem = policyProblem('authorization', options.authorization);
+  const problem =
+    policyProblem('authorization', options.authorization) ?? loggerProblem('logger', options.logger);
   if (problem) throw optionError(problem);
   if (options.backends !== undefined && !Array.isArray(options.backends))
     throw optionError('backends must be an array');
@@ -176,6 +186,7 @@ export function resolveSettings(options: ProxyOptions): Settings {
     tasks,
     taskAfterMs: taskAfter('taskAfterMs', options.taskAfterMs) ?? tasks.taskAfterMs,
     onHealthChange: options.onHealthChange,
+    logger: options.logger,
     onWarning: options.onWarning,
     onSessionChange: options.onSessionChange,
   };

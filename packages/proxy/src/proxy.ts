@@ -2,9 +2,11 @@ import {
   type ChangeEvent,
   type ChangeHub,
   createChangeHub,
+  type Logger,
   type Runtime,
   type TaskManager,
 } from '@snodo/core';
+import { log } from '@snodo/core/internal';
 import { Backend, type BackendEnv, type BackendSpec, type BackendStatus } from './backend.js';
 import { Catalog } from './catalog/catalog.js';
 import type { BackendSnapshot, ListKind } from './catalog/snapshot.js';
@@ -133,6 +135,10 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
     return this.#settings.maxBackendSessions;
   }
 
+  get logger(): Logger | undefined {
+    return this.#settings.logger;
+  }
+
   get backendSessionIdleMs(): number {
     return this.#settings.backendSessionIdleMs;
   }
@@ -161,12 +167,14 @@ class ProxyImpl implements McpProxy, ProxyCore, BackendEnv {
 
   statusChanged(backend: Backend, previous: BackendStatus): void {
     if (this.#backends.get(backend.id) !== backend) return;
-    this.#settings.onHealthChange?.({
-      backend: backend.id,
-      status: backend.status,
-      previous,
-      error: backend.error,
-    });
+    const change = { backend: backend.id, status: backend.status, previous, error: backend.error };
+    log(
+      this.#settings.logger,
+      change.status === 'up' ? 'info' : 'warn',
+      change,
+      `backend ${change.backend} ${change.status}`,
+    );
+    this.#settings.onHealthChange?.(change);
   }
 
   resourceUpdated(backend: Backend, original: string, owner?: Owner): void {

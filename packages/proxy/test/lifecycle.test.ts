@@ -84,11 +84,18 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
     let server: Started = await startDemoHttp();
     cleanup.push(() => server.stop());
     const log = healthLog();
+    const lines: [string, Record<string, unknown>, string | undefined][] = [];
+    const at = (level: string) => (fields: Record<string, unknown>, message?: string) =>
+      lines.push([level, fields, message]);
+    const logger = { info: at('info'), warn: at('warn'), error: at('error') };
     const { proxy, client } = await start({
       reconnectDelayMs: 50,
       backends: [{ id: 'web', target: { http: server.url } }],
       onHealthChange: log.onHealthChange,
+      logger,
     });
+    // The frontend runtime logs to the proxy's logger too (handler errors, refusals, listen).
+    expect(proxy.runtime().logger).toBe(logger);
     expect(client.protocolVersion).toBe('2026-07-28');
     const call = client.callTool('web.sleep', { ms: 60_000 }, { onProgress: () => void server.kill() });
     const error = await rpcError(call);
@@ -110,6 +117,18 @@ describe('backends added, refreshed, removed and lost while frontends call', () 
       content: [{ text: 'back' }],
     });
     expect(proxy.health().backends[0]).toMatchObject({ status: 'up', error: undefined });
+    // The logger saw the same changes: warn when the backend left 'up', info when it came back.
+    const web = lines.filter(([, fields]) => fields.backend === 'web');
+    expect(web.map(([level, fields, message]) => [level, fields.status, message])).toEqual(
+      log.changes
+        .filter((change) => change.backend === 'web')
+        .map((change) => [
+          change.status === 'up' ? 'info' : 'warn',
+          change.status,
+          `backend web ${change.status}`,
+        ]),
+    );
+    expect(web.map(([, fields]) => fields.status)).toContain('down');
   });
 
   it('a stdio backend killed mid-call is restarted by the proxy', async () => {

@@ -178,6 +178,7 @@ describe('the runtime exports of each package', () => {
         "loadOtel",
         "loadedOtel",
         "log",
+        "loggerProblem",
         "metadataPaths",
         "nonNegative",
         "nonNegativeInteger",

@@ -105,7 +105,7 @@ export const EXECUTOR_OPTIONS: OptionSchema = Object.freeze({
   maxQueue: COMMON_RULES.maxQueue,
   requestTimeout: COMMON_RULES.requestTimeout,
   maxSubscriptions: COMMON_RULES.maxSubscriptions,
-  logger: other('a pino-compatible logger (info, warn and error methods)'),
+  logger: COMMON_RULES.logger,
   refusalLogInterval: duration(0),
 });
 

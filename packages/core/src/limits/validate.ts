@@ -71,6 +71,7 @@ export const COMMON_RULES = Object.freeze({
   drainTimeout: duration(1),
   maxLineBytes: positive,
   maxMessageBytes: positive,
+  logger: other('a pino-compatible logger (info, warn and error methods)'),
 } satisfies Record<string, OptionRule>);
 
 /** What `rule` asks for, as the message says it. */

@@ -62,6 +62,7 @@ export function buildRuntime(
     ...(options.mrtr === undefined ? {} : { mrtr: options.mrtr }),
     ...(options.protocolVersions === undefined ? {} : { protocolVersions: options.protocolVersions }),
     logging: false,
+    ...(core.logger === undefined ? {} : { logger: core.logger }),
     extensions: {
       [PROXY_EXTENSION]: {
         // The aggregate only: no backend ids, no error details.

@@ -1,4 +1,4 @@
-import type { ChangeEvent, ChangeHub, TaskManager } from '@snodo/core';
+import type { ChangeEvent, ChangeHub, Logger, TaskManager } from '@snodo/core';
 import { ProtocolError } from '@snodo/core';
 import type { OperationCall } from '@snodo/core/internal';
 import type { Backend, BackendStatus } from '../backend.js';
@@ -31,6 +31,8 @@ export interface ProxyCore {
   readonly taskAfterMs: number | false;
   /** Every change: list changes and `updated` events with exposed URIs. */
   readonly changes: ChangeHub;
+  /** `createProxy`'s `logger`, which the frontend runtime logs to. */
+  readonly logger: Logger | undefined;
   aggregate(): BackendStatus;
   /** The changes a notification stream of `owner` receives (see `ProxyImpl.hubFor`). */
   hubFor(owner: Owner, pass: (event: ChangeEvent, own: boolean) => boolean): ChangeHub;
