@@ -7,6 +7,7 @@ export type { Operation, OperationCall } from './dispatch/operation.js';
 export { type Selection, selectRevision } from './dispatch/select.js';
 export { createSession, withSession } from './dispatch/session.js';
 export { MessageStream } from './dispatch/stream.js';
+export { Connection, type ConnectionOptions, type ConnectionOutput } from './engine/connection.js';
 export { branded, isBranded } from './errors/brand.js';
 export { errorFromRow, rowMessage } from './errors/define.js';
 export { executorWireError } from './errors/executor-errors.js';

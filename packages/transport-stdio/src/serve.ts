@@ -1,5 +1,5 @@
-import { dispatch, dispatchBatch, openSessionNotifications, type Runtime } from '@snodo/core';
-import { type Dispatcher, StdioConnection } from './connection.js';
+import type { Runtime } from '@snodo/core';
+import { StdioConnection } from './connection.js';
 import { redirectConsole } from './console-redirect.js';
 import { resolveOptions, type ServeOptions } from './options.js';
 
@@ -16,15 +16,9 @@ import { resolveOptions, type ServeOptions } from './options.js';
  */
 export async function serve(runtime: Runtime, options: ServeOptions = {}): Promise<void> {
   const settings = resolveOptions(options, runtime.logger);
-  const dispatcher: Dispatcher = {
-    dispatch: (message, context) => dispatch(runtime, message, context),
-    dispatchBatch: (items, context, options) => dispatchBatch(runtime, items, context, options),
-    openSessionNotifications: (getSession, connectionId) =>
-      openSessionNotifications(runtime, getSession, undefined, { auth: undefined, connectionId }),
-  };
   const restoreConsole = settings.redirectConsole ? redirectConsole() : undefined;
   try {
-    await new StdioConnection(dispatcher, settings).run();
+    await new StdioConnection(runtime, settings).run();
   } finally {
     restoreConsole?.();
   }

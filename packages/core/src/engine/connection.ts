@@ -1,0 +1,578 @@
+import { dispatchBatch, oversizedBatchError } from '../dispatch/batch.js';
+import { type ClientRequests, createClientRequests } from '../dispatch/client-requests.js';
+import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
+import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
+import type { Session } from '../dispatch/session.js';
+import { ERROR_TABLE, ErrorCode } from '../errors/codes.js';
+import { executorWireError } from '../errors/executor-errors.js';
+import { ExecutorError } from '../executor/errors.js';
+import type { Executor, ExecutorOwner, SubmitOptions, SubscriptionSlot } from '../executor/executor.js';
+import type { RequestId } from '../json/int.js';
+import type { Decoded, DecodedSingle } from '../jsonrpc/decode.js';
+import { isResponse, type JsonRpcMessage, type JsonRpcResponse, requestKey } from '../jsonrpc/types.js';
+import type { Runtime } from '../router/runtime.js';
+import {
+  openSessionNotifications,
+  type SessionNotifications,
+} from '../subscriptions/session-notifications.js';
+import { CancelToken } from './cancel-token.js';
+import { type ControlChannel, type ControlMessage, MemoryControlChannel } from './control.js';
+
+/**
+ * Where a connection writes. `write` takes one message, or a batch's responses as one array, and
+ * returns false when the output is now blocked: the engine then waits on `ready()` before it
+ * produces more (replies, stream notifications), and `receive` waits before it takes the next
+ * message. `related` is the key (`requestKey`) of the client request a message belongs to, when
+ * it belongs to one (its response, its progress, a server→client request made while it ran).
+ */
+export interface ConnectionOutput {
+  write(message: JsonRpcMessage | JsonRpcMessage[], related?: string): boolean;
+  ready(): Promise<void>;
+  readonly blocked: boolean;
+}
+
+export interface ConnectionOptions {
+  readonly output: ConnectionOutput;
+  /**
+   * Runs the requests, with its bounds and deadlines: a request that finds it full waits for room
+   * (and holds `receive` back), never refused. Absent: every request runs at once, with no
+   * deadline and no bound on subscriptions (the in-process transport).
+   */
+  readonly executor?: Executor;
+  /** Deadline of each request (see the executor); undefined: the executor's. */
+  readonly requestTimeout?: number;
+  /** Items one batch may hold. */
+  readonly maxBatchItems: number;
+  /** `DispatchContext.connectionId`: one connection is one client. Default a random UUID. */
+  readonly id?: string;
+  /** `DispatchContext.networkTransport` of every message (stdio: `pipe`); unset in-process. */
+  readonly networkTransport?: DispatchContext['networkTransport'];
+  /**
+   * Where control messages addressed to this connection (cancel, a client's answer) go, so a
+   * channel spanning processes could route them. Default: a channel of this connection alone.
+   */
+  readonly control?: ControlChannel;
+  /** An unexpected error while serving (a bug, not the client's doing): the engine goes on. */
+  readonly onError: (error: unknown) => void;
+  /** A client's answer that matches no pending server→client request (it is dropped). */
+  readonly onIgnoredAnswer?: (id: RequestId | null) => void;
+  /** A request ended with no answer written, though neither cancelled nor failed. */
+  readonly onUnanswered?: (id: RequestId) => void;
+}
+
+type Request = Extract<DecodedSingle, { kind: 'request' }>;
+/** What delivery reads of a signal: an AbortSignal, or a request's own CancelToken. */
+type Aborted = { readonly aborted: boolean };
+
+/**
+ * Requests that change the connection's session run inline, in input order, so a later message
+ * always sees their effect. They run no application code, so they need no executor slot.
+ */
+const SESSION_METHODS = new Set([
+  'initialize',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
+/** One admitted request, from its message until its outcome is decided. */
+interface Entry {
+  readonly id: RequestId;
+  readonly key: string;
+  /** Aborted by notifications/cancelled; the executor then aborts the task's own signal. */
+  readonly cancel: CancelToken;
+  /** Its final response (or error) was written: nothing else may be written for it. */
+  answered: boolean;
+}
+
+/** One open subscriptions/listen stream. */
+interface Listening {
+  readonly key: string;
+  readonly subscription: OpenedSubscription;
+  /** How it ends: 'graceful' writes close()'s result; 'silent' (client cancel, teardown) writes nothing. */
+  ending: 'graceful' | 'silent' | undefined;
+  readonly stop: () => void;
+}
+
+const NO_SLOT: SubscriptionSlot = { release() {} };
+
+/**
+ * One client connection with one initialize-based session for its lifetime (or stateless
+ * 2026-07-28 requests): the engine every message-stream transport runs on. The adapter decodes
+ * what arrives and hands it to `receive`; the engine writes what is due to `output`.
+ *
+ *   receive ─┬─ request ──► (room?) ──► executor.submit ──► dispatch ──► output.write
+ *            ├─ notification / session request: inline, in order (initialize, setLevel, subscribe)
+ *            ├─ notifications/cancelled ──► control ──► abort that request; nothing written for it
+ *            ├─ response ──► control ──► the pending server→client request it answers
+ *            └─ batch ──► each request item admitted like a request; one array written
+ *
+ * Invariants: every admitted request ends in exactly one written response (its own, -32001 timed
+ * out, -32000 once the executor is closed) unless the client cancelled it or the connection was
+ * destroyed; a cancelled request's handler may finish, but its response is dropped (the task's
+ * signal is aborted, and every write checks it). `receive` returns a promise while the output is
+ * blocked or a request waits for room in a full executor: the adapter reads nothing more until it
+ * settles (backpressure, never -32000 for a full queue).
+ */
+export class Connection {
+  readonly id: string;
+  readonly #runtime: Runtime;
+  readonly #options: ConnectionOptions;
+  readonly #output: ConnectionOutput;
+  readonly #executor: Executor | undefined;
+  readonly #owner: ExecutorOwner | undefined;
+  readonly #requests = new Map<string, Entry>();
+  readonly #listening = new Map<string, Listening>();
+  #session: Session | undefined;
+  /** Server-initiated requests (elicitation, sampling, roots) of the session, matched with the client's answers. */
+  readonly #clientRequests: ClientRequests;
+  readonly #control: ControlChannel;
+  readonly #detachControl: () => void;
+  #sessionNotifications: SessionNotifications | undefined;
+  /** Admitted requests (and batches) not yet finished. */
+  #active = 0;
+  /** One per open subscription; settles once its last message was written. */
+  readonly #pumps = new Set<Promise<void>>();
+  #whenIdle: (() => void) | undefined;
+  #closing = false;
+  #destroyed = false;
+  /**
+   * Settles once every task handed to #submitTask so far is admitted by the executor; undefined
+   * while nothing waits for room. `receive` returns it, so the adapter waits with it.
+   */
+  #admissions: Promise<void> | undefined;
+  #failure: Error | undefined;
+
+  constructor(runtime: Runtime, options: ConnectionOptions) {
+    this.#runtime = runtime;
+    this.#options = options;
+    this.#output = options.output;
+    this.#executor = options.executor;
+    this.#owner = options.executor?.owner();
+    this.id = options.id ?? globalThis.crypto.randomUUID();
+    // Server requests and their cancellations are small and rare: written at once, no backpressure wait.
+    this.#clientRequests = createClientRequests((message, related) => {
+      if (!this.#destroyed)
+        this.#output.write(message, related === undefined ? undefined : requestKey(related));
+    });
+    this.#control = options.control ?? new MemoryControlChannel();
+    this.#detachControl = this.#control.attach(this.id, {
+      receive: (message) => this.#onControl(message),
+    });
+  }
+
+  /** The session as the connection holds it now. */
+  get session(): Session | undefined {
+    return this.#session;
+  }
+
+  /**
+   * Takes one decoded message. Returns a promise while the adapter must wait before handing over
+   * the next one (the output is blocked, a session request is running, a request waits for room).
+   */
+  receive(decoded: Decoded): void | Promise<void> {
+    if (this.#failure || this.#destroyed) return;
+    if (this.#output.blocked) return this.#output.ready().then(() => this.receive(decoded));
+    switch (decoded.kind) {
+      case 'request':
+        if (SESSION_METHODS.has(decoded.method)) return this.#runInline(decoded);
+        this.#submit(decoded);
+        return this.#admissions;
+      case 'notification':
+        return dispatch(this.#runtime, decoded, this.#context()).then((outcome) =>
+          this.#onNotification(outcome),
+        );
+      case 'response': {
+        const { id, result, error } = decoded;
+        const response = error === undefined ? { id, result } : { id, error };
+        return this.#deliverControl({ kind: 'answer', response }, () => this.#options.onIgnoredAnswer?.(id));
+      }
+      case 'invalid':
+        this.#output.write({ jsonrpc: '2.0', id: decoded.id, error: decoded.error });
+        return;
+      case 'batch':
+        this.#submitBatch(decoded.items);
+        return this.#admissions;
+    }
+  }
+
+  /** Cancels the client request `id` (as `notifications/cancelled` does): nothing is written for it. */
+  cancel(id: RequestId, reason: string): void | Promise<void> {
+    return this.#deliverControl({ kind: 'cancel', requestKey: requestKey(id), reason });
+  }
+
+  /**
+   * Graceful end (the client's input ended): no answer to a server-initiated request can come any
+   * more, so those fail with `reason`; resolves once every admitted request is answered and every
+   * subscription ended with its listen result (both written, or handed to a blocked output).
+   */
+  async close(reason: string): Promise<void> {
+    this.#clientRequests.close(reason);
+    await this.#idle();
+    this.#closing = true;
+    for (const listening of this.#listening.values()) this.#endSubscription(listening, 'graceful');
+    this.#sessionNotifications?.close();
+    await Promise.all(this.#pumps);
+  }
+
+  /**
+   * Forced end, idempotent: aborts every task and subscription, fails pending server→client
+   * requests, releases the executor owner. With `error` (a failed output, say), nothing more is
+   * written.
+   */
+  destroy(error?: Error): void {
+    if (error !== undefined) this.#failure ??= error;
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.#owner?.close(error);
+    for (const entry of this.#requests.values()) entry.cancel.abort(error ?? new Error('connection closed'));
+    for (const listening of this.#listening.values()) this.#endSubscription(listening, 'silent');
+    this.#sessionNotifications?.close();
+    this.#clientRequests.close(error?.message);
+    this.#detachControl();
+  }
+
+  // ---- control --------------------------------------------------------------------------
+
+  /** Hands `message` to the control channel; `missed` runs when it reached nothing. */
+  #deliverControl(message: ControlMessage, missed?: () => void): void | Promise<void> {
+    const delivered = this.#control.deliver(this.id, message);
+    if (typeof delivered === 'boolean') {
+      if (!delivered) missed?.();
+      return;
+    }
+    return delivered.then(
+      (reached) => {
+        if (!reached) missed?.();
+      },
+      (error: unknown) => this.#options.onError(error),
+    );
+  }
+
+  #onControl(message: ControlMessage): boolean {
+    switch (message.kind) {
+      case 'cancel': {
+        const entry = this.#requests.get(message.requestKey);
+        entry?.cancel.abort(new Error(message.reason));
+        // Both, for a listen whose subscription opened while its request is still settling.
+        const listening = this.#listening.get(message.requestKey);
+        if (listening !== undefined) this.#endSubscription(listening, 'silent');
+        return entry !== undefined || listening !== undefined;
+      }
+      case 'answer':
+        return this.#clientRequests.resolve(message.response);
+      case 'update':
+        this.#session = message.session;
+        return true;
+      case 'end':
+        this.destroy();
+        return true;
+    }
+  }
+
+  // ---- requests -------------------------------------------------------------------------
+
+  #context(signal?: AbortSignal): DispatchContext {
+    // Stateless 2026-07-28 requests ignore the session and the channel: core selects the revision per request.
+    const context: DispatchContext = { channel: this.#clientRequests.channel, connectionId: this.id };
+    if (this.#options.networkTransport !== undefined)
+      context.networkTransport = this.#options.networkTransport;
+    if (signal !== undefined) context.signal = signal;
+    if (this.#session !== undefined) context.session = this.#session;
+    return context;
+  }
+
+  #onNotification(outcome: Outcome): void | Promise<void> {
+    this.#adopt(outcome);
+    if (outcome.type !== 'none' || outcome.cancel === undefined) return;
+    return this.cancel(outcome.cancel, 'cancelled by the client');
+  }
+
+  #adopt(outcome: Outcome): void {
+    if (!('session' in outcome) || outcome.session === undefined) return;
+    // One connection is one initialize-based session: later messages see this value.
+    this.#session = outcome.session;
+    if (outcome.session.initialized && this.#sessionNotifications === undefined && !this.#closing) {
+      const notifications = openSessionNotifications(this.#runtime, () => this.#session, undefined, {
+        auth: undefined,
+        connectionId: this.id,
+      });
+      this.#sessionNotifications = notifications;
+      this.#pumpSessionNotifications(notifications);
+    }
+  }
+
+  /** Writes the session's notifications as they come, until closed (end, teardown). */
+  async #pumpSessionNotifications(notifications: SessionNotifications): Promise<void> {
+    try {
+      for await (const message of notifications) {
+        if (this.#failure || this.#destroyed) break;
+        await this.#write(message);
+      }
+    } catch (error) {
+      this.#options.onError(error);
+    }
+  }
+
+  async #runInline(request: Request): Promise<void> {
+    const entry = this.#admit(request.id);
+    try {
+      const outcome = await dispatch(this.#runtime, request, this.#context());
+      this.#adopt(outcome);
+      await this.#deliver(entry, outcome, entry.cancel);
+    } catch (error) {
+      this.#internalError(entry, error);
+    } finally {
+      this.#release(entry);
+    }
+  }
+
+  #submit(request: Request): void {
+    const entry = this.#admit(request.id);
+    this.#submitTask((signal) => this.#execute(entry, request, signal), {
+      owner: this.#owner,
+      signal: entry.cancel.signal,
+      timeout: this.#options.requestTimeout,
+    }).then(
+      () => this.#release(entry),
+      (error: unknown) => {
+        this.#refused(entry, error);
+        this.#release(entry);
+      },
+    );
+  }
+
+  async #execute(entry: Entry, request: Request, signal: AbortSignal): Promise<void> {
+    const outcome = await dispatch(this.#runtime, request, this.#context(signal));
+    this.#adopt(outcome);
+    await this.#deliver(entry, outcome, signal);
+  }
+
+  /**
+   * A 2025-03-26 batch: each request item is admitted like a single request (waiting for room,
+   * in order), and the batch is answered with one array once every item is done. Its items cannot
+   * be cancelled one by one.
+   */
+  #submitBatch(items: DecodedSingle[]): void {
+    const { maxBatchItems, requestTimeout } = this.#options;
+    const tooMany = oversizedBatchError(items.length, maxBatchItems);
+    if (tooMany !== undefined) {
+      this.#output.write({ jsonrpc: '2.0', id: null, error: tooMany });
+      return;
+    }
+    this.#active++;
+    const options =
+      this.#executor === undefined
+        ? { maxBatchItems }
+        : {
+            maxBatchItems,
+            admit: <T>(task: (signal: AbortSignal) => Promise<T>) =>
+              this.#submitTask(task, { owner: this.#owner, timeout: requestTimeout }),
+          };
+    dispatchBatch(this.#runtime, items, this.#context(), options)
+      .then(async (outcome) => {
+        if (outcome.session !== undefined) this.#session = outcome.session;
+        // A refused batch is answered with its one error alone, as HTTP does (never a batch reply).
+        const answer = outcome.refused ? outcome.responses[0] : outcome.responses;
+        if (outcome.responses.length > 0 && !this.#failure && answer) await this.#write(answer);
+      })
+      .catch(this.#options.onError)
+      .finally(() => this.#done());
+  }
+
+  /**
+   * Submits `task` at once when the executor has room; otherwise once it has (`#admissions` then
+   * holds `receive` back). Tasks are admitted in the order they were handed over. The check for
+   * room and the submit run in one synchronous step, so another submitter sharing the executor
+   * cannot take the place in between. With no executor the task runs at once.
+   */
+  #submitTask<T>(task: (signal: AbortSignal) => Promise<T>, options: SubmitOptions): Promise<T> {
+    const executor = this.#executor;
+    if (executor === undefined) return runAtOnce(task, options.signal);
+    if (this.#admissions === undefined && !executor.full) return executor.submit(task, options);
+    let result!: Promise<T>;
+    const admitted = (this.#admissions ?? Promise.resolve()).then(async () => {
+      while (executor.full) await executor.whenNotFull();
+      result = executor.submit(task, options);
+    });
+    this.#admissions = admitted;
+    void admitted.then(() => {
+      if (this.#admissions === admitted) this.#admissions = undefined;
+    });
+    return admitted.then(() => result);
+  }
+
+  /** Writes an outcome's messages in order; nothing once `signal` aborted (cancel, deadline, teardown). */
+  async #deliver(entry: Entry, outcome: Outcome, signal: Aborted): Promise<void> {
+    switch (outcome.type) {
+      case 'response':
+        return this.#answer(entry, outcome.message, signal);
+      case 'stream':
+        // Read to the end even once aborted: the task keeps its executor slot until the handler is done.
+        for await (const message of outcome.messages) {
+          if (isResponse(message)) await this.#answer(entry, message, signal);
+          else if (!signal.aborted && !entry.answered) await this.#write(message, entry.key);
+        }
+        return;
+      case 'subscription':
+        entry.answered = true; // the listen request is answered by its stream, then by close()'s result
+        this.#openSubscription(entry, outcome.subscription, signal);
+        return;
+      case 'none':
+        return;
+    }
+  }
+
+  #answer(entry: Entry, message: JsonRpcResponse, signal: Aborted): Promise<void> | undefined {
+    if (signal.aborted || entry.answered) return;
+    entry.answered = true;
+    return this.#write(message, entry.key);
+  }
+
+  /** Why the executor gave up on a request: answers it unless the client cancelled it or serving failed. */
+  #refused(entry: Entry, error: unknown): void {
+    if (!ExecutorError.is(error)) {
+      this.#internalError(entry, error);
+      return;
+    }
+    const wire = executorWireError(error);
+    if (wire === undefined || entry.answered || this.#destroyed) return;
+    entry.answered = true;
+    this.#output.write({ jsonrpc: '2.0', id: entry.id, error: wire }, entry.key);
+  }
+
+  #internalError(entry: Entry, error: unknown): void {
+    this.#options.onError(error);
+    if (entry.answered || entry.cancel.aborted || this.#failure) return;
+    entry.answered = true;
+    this.#output.write(
+      {
+        jsonrpc: '2.0',
+        id: entry.id,
+        error: { code: ErrorCode.InternalError, message: ERROR_TABLE[ErrorCode.InternalError].message },
+      },
+      entry.key,
+    );
+  }
+
+  #admit(id: RequestId): Entry {
+    const entry: Entry = { id, key: requestKey(id), cancel: new CancelToken(), answered: false };
+    // Ids must be unique among requests in flight; a duplicate takes over the id for cancellation.
+    this.#requests.set(entry.key, entry);
+    this.#active++;
+    return entry;
+  }
+
+  #release(entry: Entry): void {
+    if (this.#requests.get(entry.key) === entry) this.#requests.delete(entry.key);
+    if (!entry.answered && !entry.cancel.aborted && !this.#failure && !this.#destroyed)
+      this.#options.onUnanswered?.(entry.id);
+    this.#done();
+  }
+
+  // ---- subscriptions --------------------------------------------------------------------
+
+  #openSubscription(entry: Entry, subscription: OpenedSubscription, signal: Aborted): void {
+    const executor = this.#executor;
+    const slot = signal.aborted ? null : executor ? executor.acquireSubscription(this.#owner) : NO_SLOT;
+    if (slot === null) {
+      subscription.close();
+      if (!signal.aborted) {
+        this.#output.write(
+          {
+            jsonrpc: '2.0',
+            id: entry.id,
+            error: {
+              code: ErrorCode.ServerOverloaded,
+              message: `${ERROR_TABLE[ErrorCode.ServerOverloaded].message}: too many open subscriptions`,
+            },
+          },
+          entry.key,
+        );
+      }
+      return;
+    }
+    let stop!: () => void;
+    const stopped = new Promise<undefined>((resolve) => {
+      stop = () => resolve(undefined);
+    });
+    const listening: Listening = { key: entry.key, subscription, ending: undefined, stop };
+    this.#listening.set(listening.key, listening);
+    const pump = this.#pump(listening, stopped).finally(() => {
+      slot.release();
+      if (this.#listening.get(listening.key) === listening) this.#listening.delete(listening.key);
+      this.#pumps.delete(pump);
+    });
+    this.#pumps.add(pump);
+    if (this.#closing) this.#endSubscription(listening, 'graceful');
+  }
+
+  async #pump(listening: Listening, stopped: Promise<undefined>): Promise<void> {
+    const iterator = listening.subscription[Symbol.asyncIterator]();
+    try {
+      while (listening.ending === undefined) {
+        const next = await Promise.race([iterator.next(), stopped]);
+        if (next === undefined || next.done === true || listening.ending !== undefined) break;
+        await this.#write(next.value, listening.key);
+      }
+    } catch (error) {
+      this.#options.onError(error);
+    } finally {
+      // Ended by the server (or its queue overflowed) counts as graceful: the client gets the listen result.
+      const ending = listening.ending ?? 'graceful';
+      listening.ending = ending;
+      const final = listening.subscription.close();
+      if (ending === 'graceful' && !this.#failure && !this.#destroyed)
+        await this.#write(final, listening.key);
+      void iterator.return?.();
+    }
+  }
+
+  #endSubscription(listening: Listening, ending: 'graceful' | 'silent'): void {
+    if (listening.ending !== undefined) return;
+    listening.ending = ending;
+    listening.subscription.close();
+    listening.stop();
+  }
+
+  // ---- writing, idleness ----------------------------------------------------------------
+
+  /** Writes one message (or a batch array); settles when the output can take more. */
+  #write(message: JsonRpcMessage | JsonRpcMessage[], related?: string): Promise<void> | undefined {
+    if (this.#output.write(message, related)) return;
+    return this.#output.ready();
+  }
+
+  #done(): void {
+    this.#active--;
+    if (this.#active === 0) {
+      const resolve = this.#whenIdle;
+      this.#whenIdle = undefined;
+      resolve?.();
+    }
+  }
+
+  #idle(): Promise<void> {
+    if (this.#active === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#whenIdle = resolve;
+    });
+  }
+}
+
+/** Runs `task` now with a signal that `cancel` (a request's CancelToken) aborts. */
+function runAtOnce<T>(
+  task: (signal: AbortSignal) => Promise<T>,
+  cancel: AbortSignal | undefined,
+): Promise<T> {
+  const controller = new AbortController();
+  if (cancel !== undefined) {
+    if (cancel.aborted) controller.abort(cancel.reason);
+    else cancel.addEventListener('abort', () => controller.abort(cancel.reason));
+  }
+  try {
+    return task(controller.signal);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
