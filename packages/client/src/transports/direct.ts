@@ -1,40 +1,33 @@
-import { randomUUID } from 'node:crypto';
 import {
-  type ClientRequests,
-  createClientRequests,
-  dispatch,
+  DEFAULT_MAX_BATCH_ITEMS,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-  type Outcome,
-  openSessionNotifications,
   type Runtime,
-  type Session,
-  type SessionNotifications,
 } from '@snodo/core';
-import { isResponse } from '@snodo/core/internal';
+import { Connection, classifyMessage, isResponse } from '@snodo/core/internal';
 import { transportError } from '../errors.js';
 import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
-import { idKey } from './pending.js';
+import { PendingRequests } from './pending.js';
+
+const RESOLVED = Promise.resolve();
 
 /**
- * In-process: hands each message object to core's `dispatch` (no encoding, no decoding) and plays
- * the part of a stdio connection for the initialize-based revisions: it holds the session, carries
- * server-initiated requests through core's client-request channel, and streams the session's
- * notifications once `notifications/initialized` is sent. Cancelling aborts the handler's signal.
+ * In-process: hands each message object to core's connection engine (no encoding, no decoding),
+ * the one a stdio server runs on, but with no executor (no bounds, no deadlines). The engine holds
+ * the session, carries server-initiated requests, streams the session's notifications once
+ * `notifications/initialized` is sent; what it writes comes back here: a response settles its
+ * request, anything else goes to the sink. Aborting a request cancels it in the engine (its
+ * handler's signal aborts).
  */
 export class DirectTransport implements ClientTransport {
   readonly kind = 'direct';
   readonly #runtime: Runtime;
-  readonly #running = new Map<string, AbortController>();
+  readonly #pending = new PendingRequests();
   #sink: TransportSink | undefined;
-  #session: Session | undefined;
-  #clientRequests: ClientRequests | undefined;
-  #notifications: SessionNotifications | undefined;
+  #engine: Connection | undefined;
   #closed = false;
-  /** This connection's `DispatchContext.connectionId`: one transport is one client. */
-  readonly #id = randomUUID();
 
   constructor(runtime: Runtime) {
     this.#runtime = runtime;
@@ -42,135 +35,69 @@ export class DirectTransport implements ClientTransport {
 
   async open(sink: TransportSink): Promise<void> {
     this.#sink = sink;
-    this.#clientRequests = createClientRequests((message) => {
-      if (!this.#closed) sink.message(message as JsonRpcRequest | JsonRpcNotification);
+    this.#engine = new Connection(this.#runtime, {
+      output: { write: (message) => this.#take(message), ready: () => RESOLVED, blocked: false },
+      maxBatchItems: DEFAULT_MAX_BATCH_ITEMS,
+      onError: (error) => sink.warning(`direct: unexpected error while serving: ${String(error)}`),
+      onIgnoredAnswer: (id) =>
+        sink.warning(`direct: dropped a response to no pending server request (id ${String(id)})`),
+      onUnanswered: (id) =>
+        this.#pending.fail(
+          id,
+          transportError('SNODO_ERR_CONNECTION_CLOSED', `the stream of request ${String(id)} ended`),
+        ),
     });
   }
 
-  #check(): void {
-    if (this.#closed) throw transportError('SNODO_ERR_CLOSED', 'the in-process transport is closed');
+  /** What the engine writes: a response settles its request; the rest is the sink's. */
+  #take(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
+    if (Array.isArray(message)) for (const one of message) this.#take(one);
+    else if (isResponse(message)) this.#pending.settle(message);
+    else if (!this.#closed) this.#sink?.message(message);
+    return true;
   }
 
-  #context(signal: AbortSignal) {
-    return {
-      signal,
-      connectionId: this.#id,
-      ...(this.#session === undefined ? {} : { session: this.#session }),
-      ...(this.#clientRequests === undefined ? {} : { channel: this.#clientRequests.channel }),
-    };
-  }
-
-  #store(outcome: Outcome): void {
-    if (outcome.type !== 'subscription' && outcome.session !== undefined) this.#session = outcome.session;
+  #open(): Connection {
+    if (this.#closed || this.#engine === undefined)
+      throw transportError('SNODO_ERR_CLOSED', 'the in-process transport is closed');
+    return this.#engine;
   }
 
   async request(request: JsonRpcRequest, options: SendOptions): Promise<JsonRpcResponse> {
-    this.#check();
+    const engine = this.#open();
     if (options.signal.aborted) throw options.signal.reason;
-    const controller = new AbortController();
-    const key = idKey(request.id);
-    this.#running.set(key, controller);
-    const onAbort = () => controller.abort(options.signal.reason);
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    // Settles when the caller aborts or the transport closes, whichever the handler is doing.
-    const aborted = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    const response = this.#pending.wait(request.id, options.signal, () => {
+      void engine.cancel(request.id, describe(options.signal.reason));
     });
-    aborted.catch(() => {});
-    try {
-      return await Promise.race([this.#run(request, controller.signal), aborted]);
-    } finally {
-      options.signal.removeEventListener('abort', onAbort);
-      this.#running.delete(key);
-    }
-  }
-
-  async #run(request: JsonRpcRequest, signal: AbortSignal): Promise<JsonRpcResponse> {
-    const outcome = await dispatch(this.#runtime, request, this.#context(signal));
-    this.#store(outcome);
-    switch (outcome.type) {
-      case 'response':
-        return outcome.message;
-      case 'stream':
-        for await (const message of outcome.messages) {
-          if (isResponse(message)) return message;
-          this.#sink?.message(message as JsonRpcNotification);
-        }
-        throw transportError(
-          'SNODO_ERR_CONNECTION_CLOSED',
-          `the stream of request ${String(request.id)} ended`,
-        );
-      case 'subscription': {
-        const { subscription } = outcome;
-        const stop = () => subscription.close();
-        signal.addEventListener('abort', stop, { once: true });
-        try {
-          for await (const message of subscription) this.#sink?.message(message as JsonRpcNotification);
-        } finally {
-          signal.removeEventListener('abort', stop);
-        }
-        return subscription.close();
-      }
-      case 'none':
-        // The request was cancelled before it answered: no response will come.
-        return new Promise<never>((_, reject) => {
-          if (signal.aborted) reject(signal.reason);
-          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        });
-    }
+    this.#receive(engine, request);
+    return response;
   }
 
   async notify(notification: JsonRpcNotification): Promise<void> {
-    this.#check();
-    const outcome = await dispatch(this.#runtime, notification, this.#context(new AbortController().signal));
-    this.#store(outcome);
-    if (outcome.type === 'none' && outcome.cancel !== undefined) {
-      this.#running.get(idKey(outcome.cancel))?.abort(new Error('cancelled by the client'));
-    }
-    if (notification.method === 'notifications/initialized' && this.#session && !this.#notifications) {
-      this.#pump(
-        openSessionNotifications(this.#runtime, () => this.#session, undefined, {
-          auth: undefined,
-          connectionId: this.#id,
-        }),
-      );
-    }
-  }
-
-  #pump(notifications: SessionNotifications): void {
-    this.#notifications = notifications;
-    (async () => {
-      for await (const message of notifications) {
-        if (this.#closed) break;
-        this.#sink?.message(message as JsonRpcNotification);
-      }
-    })().catch((error: unknown) =>
-      this.#sink?.warning(`direct: session notifications failed: ${String(error)}`),
-    );
+    // Settles once the notification took effect (notifications/initialized, a cancel).
+    await this.#open().receive(classifyMessage(notification));
   }
 
   async respond(response: JsonRpcResponse): Promise<void> {
-    this.#check();
+    const engine = this.#open();
     if (response.id === null) return;
-    const answer =
-      'error' in response
-        ? { id: response.id, error: response.error }
-        : { id: response.id, result: response.result };
-    if (!this.#clientRequests?.resolve(answer)) {
-      this.#sink?.warning(
-        `direct: dropped a response to no pending server request (id ${String(response.id)})`,
-      );
-    }
+    this.#receive(engine, response);
+  }
+
+  #receive(engine: Connection, message: JsonRpcMessage): void {
+    const waiting = engine.receive(classifyMessage(message));
+    waiting?.catch((error: unknown) => this.#sink?.warning(`direct: ${String(error)}`));
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#notifications?.close();
-    this.#clientRequests?.close('The client closed');
-    for (const controller of this.#running.values())
-      controller.abort(transportError('SNODO_ERR_CLOSED', 'closed'));
-    this.#running.clear();
+    this.#engine?.destroy(new Error('The client closed'));
+    this.#pending.failAll(transportError('SNODO_ERR_CLOSED', 'closed'));
     this.#sink?.closed(undefined);
   }
+}
+
+function describe(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason ?? 'cancelled by the client');
 }
