@@ -1,5 +1,4 @@
 import { dispatchBatch, oversizedBatchError } from '../dispatch/batch.js';
-import { type ClientRequests, createClientRequests } from '../dispatch/client-requests.js';
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
 import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
 import type { Session } from '../dispatch/session.js';
@@ -17,6 +16,7 @@ import {
 } from '../subscriptions/session-notifications.js';
 import { CancelToken } from './cancel-token.js';
 import { type ControlChannel, type ControlMessage, MemoryControlChannel } from './control.js';
+import { RequestRegistry } from './registry.js';
 
 /**
  * Where a connection writes. `write` takes one message, or a batch's responses as one array, and
@@ -121,11 +121,10 @@ export class Connection {
   readonly #output: ConnectionOutput;
   readonly #executor: Executor | undefined;
   readonly #owner: ExecutorOwner | undefined;
-  readonly #requests = new Map<string, Entry>();
+  /** The running requests and pending server→client requests: the target of control messages. */
+  readonly #registry: RequestRegistry;
   readonly #listening = new Map<string, Listening>();
   #session: Session | undefined;
-  /** Server-initiated requests (elicitation, sampling, roots) of the session, matched with the client's answers. */
-  readonly #clientRequests: ClientRequests;
   readonly #control: ControlChannel;
   readonly #detachControl: () => void;
   #sessionNotifications: SessionNotifications | undefined;
@@ -151,14 +150,20 @@ export class Connection {
     this.#owner = options.executor?.owner();
     this.id = options.id ?? globalThis.crypto.randomUUID();
     // Server requests and their cancellations are small and rare: written at once, no backpressure wait.
-    this.#clientRequests = createClientRequests((message, related) => {
-      if (!this.#destroyed)
-        this.#output.write(message, related === undefined ? undefined : requestKey(related));
-    });
+    this.#registry = new RequestRegistry(
+      (message, related) => {
+        if (!this.#destroyed) this.#output.write(message, related);
+      },
+      {
+        onCancel: (key) => this.#cancelSubscription(key),
+        onUpdate: (session) => {
+          this.#session = session;
+        },
+        onEnd: () => this.destroy(),
+      },
+    );
     this.#control = options.control ?? new MemoryControlChannel();
-    this.#detachControl = this.#control.attach(this.id, {
-      receive: (message) => this.#onControl(message),
-    });
+    this.#detachControl = this.#control.attach(this.id, this.#registry);
   }
 
   /** The session as the connection holds it now. */
@@ -207,7 +212,7 @@ export class Connection {
    * subscription ended with its listen result (both written, or handed to a blocked output).
    */
   async close(reason: string): Promise<void> {
-    this.#clientRequests.close(reason);
+    this.#registry.clientRequests.close(reason);
     await this.#idle();
     this.#closing = true;
     for (const listening of this.#listening.values()) this.#endSubscription(listening, 'graceful');
@@ -225,10 +230,10 @@ export class Connection {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#owner?.close(error);
-    for (const entry of this.#requests.values()) entry.cancel.abort(error ?? new Error('connection closed'));
+    this.#registry.abortAll(error ?? new Error('connection closed'));
     for (const listening of this.#listening.values()) this.#endSubscription(listening, 'silent');
     this.#sessionNotifications?.close();
-    this.#clientRequests.close(error?.message);
+    this.#registry.clientRequests.close(error?.message);
     this.#detachControl();
   }
 
@@ -249,32 +254,22 @@ export class Connection {
     );
   }
 
-  #onControl(message: ControlMessage): boolean {
-    switch (message.kind) {
-      case 'cancel': {
-        const entry = this.#requests.get(message.requestKey);
-        entry?.cancel.abort(new Error(message.reason));
-        // Both, for a listen whose subscription opened while its request is still settling.
-        const listening = this.#listening.get(message.requestKey);
-        if (listening !== undefined) this.#endSubscription(listening, 'silent');
-        return entry !== undefined || listening !== undefined;
-      }
-      case 'answer':
-        return this.#clientRequests.resolve(message.response);
-      case 'update':
-        this.#session = message.session;
-        return true;
-      case 'end':
-        this.destroy();
-        return true;
-    }
+  /** A cancel for a listen request whose subscription is open: it ends silently. */
+  #cancelSubscription(key: string): boolean {
+    const listening = this.#listening.get(key);
+    if (listening === undefined) return false;
+    this.#endSubscription(listening, 'silent');
+    return true;
   }
 
   // ---- requests -------------------------------------------------------------------------
 
   #context(signal?: AbortSignal): DispatchContext {
     // Stateless 2026-07-28 requests ignore the session and the channel: core selects the revision per request.
-    const context: DispatchContext = { channel: this.#clientRequests.channel, connectionId: this.id };
+    const context: DispatchContext = {
+      channel: this.#registry.clientRequests.channel,
+      connectionId: this.id,
+    };
     if (this.#options.networkTransport !== undefined)
       context.networkTransport = this.#options.networkTransport;
     if (signal !== undefined) context.signal = signal;
@@ -458,13 +453,13 @@ export class Connection {
   #admit(id: RequestId): Entry {
     const entry: Entry = { id, key: requestKey(id), cancel: new CancelToken(), answered: false };
     // Ids must be unique among requests in flight; a duplicate takes over the id for cancellation.
-    this.#requests.set(entry.key, entry);
+    this.#registry.track(entry.key, entry.cancel);
     this.#active++;
     return entry;
   }
 
   #release(entry: Entry): void {
-    if (this.#requests.get(entry.key) === entry) this.#requests.delete(entry.key);
+    this.#registry.untrack(entry.key, entry.cancel);
     if (!entry.answered && !entry.cancel.aborted && !this.#failure && !this.#destroyed)
       this.#options.onUnanswered?.(entry.id);
     this.#done();

@@ -1,16 +1,10 @@
-import { type ClientRequests, createClientRequests } from '../dispatch/client-requests.js';
 import type { AuthInfo } from '../dispatch/context.js';
 import { type ClientRequestChannel, ClientRequestError } from '../dispatch/input.js';
 import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
-import {
-  type ControlChannel,
-  type ControlHolder,
-  type ControlMessage,
-  MemoryControlChannel,
-} from '../engine/control.js';
+import { type ControlChannel, type ControlMessage, MemoryControlChannel } from '../engine/control.js';
+import { RequestRegistry } from '../engine/registry.js';
 import { ErrorCode } from '../errors/codes.js';
-import { encodeJson } from '../json/index.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { COMMON_RULES, option } from '../limits/validate.js';
 import type { Runtime } from '../router/runtime.js';
@@ -121,60 +115,52 @@ export function plausibleSessionId(id: string): boolean {
 }
 
 /**
- * What one instance holds for a session besides its data: the requests running here (so that
- * `notifications/cancelled` and DELETE can stop them), the response stream of each (where a
- * server-initiated request for it goes), the correlation of server-initiated requests with the
- * client's answers, and the standalone GET streams (where `resources/subscribe` notifications go).
- * It is the session's `ControlHolder` on this instance: control messages reach it through the
- * handler's `ControlChannel`, which may route them from another instance.
+ * What one instance holds for a session besides its data: the engine's request registry (the
+ * requests running here, so that `notifications/cancelled` and DELETE can stop them, and the
+ * correlation of server-initiated requests with the client's answers), the response stream of each
+ * request (where a server-initiated request for it goes), and the standalone GET streams (where
+ * `resources/subscribe` notifications go). Its registry is the session's `ControlHolder` on this
+ * instance: control messages reach it through the handler's `ControlChannel`, which may route them
+ * from another instance.
  */
-export class LocalSession implements ControlHolder {
-  readonly running = new Map<string, AbortController>();
+export class LocalSession {
   readonly relays = new Map<string, MessageStream>();
   readonly streams = new Set<{ close(): void; push(message: JsonRpcMessage): boolean }>();
   /** The session as this instance last stored it (what the GET stream filters by). */
   current: Session | undefined;
-  readonly clientRequests: ClientRequests;
+  readonly registry: RequestRegistry;
   detach: () => void = () => {};
 
   constructor(timeout: number | undefined) {
-    this.clientRequests = createClientRequests(
+    this.registry = new RequestRegistry(
       (message, related) => {
-        const relay = related === undefined ? undefined : this.relays.get(encodeJson(related));
+        const relay = related === undefined ? undefined : this.relays.get(related);
         // A request whose own stream has closed (or that has none) goes on the standalone GET stream.
         if (relay) relay.push(message);
         else for (const stream of this.streams) if (stream.push(message)) break;
       },
-      timeout === undefined ? {} : { timeout },
+      {
+        clientRequestTimeout: timeout,
+        onUpdate: (session) => {
+          this.current = session;
+        },
+        onEnd: () => {
+          this.detach();
+          for (const stream of [...this.streams]) stream.close();
+        },
+      },
     );
   }
 
   get idle(): boolean {
-    return this.running.size === 0 && this.streams.size === 0 && this.clientRequests.pending === 0;
+    return this.registry.idle && this.streams.size === 0;
   }
 
+  /** A control message for this session (through the channel). */
   receive(message: ControlMessage): boolean {
-    switch (message.kind) {
-      case 'cancel': {
-        const controller = this.running.get(message.requestKey);
-        controller?.abort(message.reason);
-        return controller !== undefined;
-      }
-      case 'answer': {
-        const resolved = this.clientRequests.resolve(message.response);
-        if (this.idle) this.detach();
-        return resolved;
-      }
-      case 'update':
-        this.current = message.session;
-        return true;
-      case 'end':
-        this.detach();
-        this.clientRequests.close(message.reason);
-        for (const controller of this.running.values()) controller.abort(message.reason);
-        for (const stream of [...this.streams]) stream.close();
-        return true;
-    }
+    const reached = this.registry.receive(message);
+    if (message.kind === 'answer' && this.idle) this.detach();
+    return reached;
   }
 }
 
@@ -216,12 +202,12 @@ export class LocalSessions {
     relay?: MessageStream,
   ): { channel: ClientRequestChannel; untrack: () => void } {
     const session = this.#local(sessionId);
-    session.running.set(requestKey, controller);
+    session.registry.track(requestKey, controller);
     if (relay) session.relays.set(requestKey, relay);
     return {
-      channel: session.clientRequests.channel,
+      channel: session.registry.clientRequests.channel,
       untrack: () => {
-        if (session.running.get(requestKey) === controller) session.running.delete(requestKey);
+        session.registry.untrack(requestKey, controller);
         if (relay && session.relays.get(requestKey) === relay) session.relays.delete(requestKey);
         if (session.idle) session.detach();
       },
@@ -244,7 +230,7 @@ export class LocalSessions {
             ),
           );
         }
-        const answer = held.clientRequests.channel.request(method, params, options);
+        const answer = held.registry.clientRequests.channel.request(method, params, options);
         // Answered or not, the session may hold nothing more.
         const settled = () => {
           if (held.idle) held.detach();
@@ -297,7 +283,7 @@ export class LocalSessions {
   /** Requests running across this instance's sessions (for tests and stats). */
   get running(): number {
     let count = 0;
-    for (const local of this.#sessions.values()) count += local.running.size;
+    for (const local of this.#sessions.values()) count += local.registry.running;
     return count;
   }
 }
