@@ -32,8 +32,8 @@ export interface RegistryOptions {
 export class RequestRegistry implements ControlHolder {
   readonly #running = new Map<string, Cancellable>();
   readonly #options: RegistryOptions;
-  /** Give `clientRequests.channel` to `dispatch` as `context.channel`. */
-  readonly clientRequests: ClientRequests;
+  readonly #send: (message: JsonRpcMessage, related: string | undefined) => void;
+  #clientRequests: ClientRequests | undefined;
 
   /**
    * `send` writes a server→client request (or its cancellation) to the client, with the key of
@@ -44,11 +44,22 @@ export class RequestRegistry implements ControlHolder {
     options: RegistryOptions = {},
   ) {
     this.#options = options;
-    const { clientRequestTimeout } = options;
-    this.clientRequests = createClientRequests(
+    this.#send = send;
+  }
+
+  /**
+   * The server→client requests (give `clientRequests.channel` to `dispatch` as `context.channel`);
+   * made on first use, since a registry of requests that never ask the client needs none.
+   */
+  get clientRequests(): ClientRequests {
+    if (this.#clientRequests !== undefined) return this.#clientRequests;
+    const { clientRequestTimeout } = this.#options;
+    const send = this.#send;
+    this.#clientRequests = createClientRequests(
       (message, related) => send(message, related === undefined ? undefined : requestKey(related)),
       clientRequestTimeout === undefined ? {} : { timeout: clientRequestTimeout },
     );
+    return this.#clientRequests;
   }
 
   /** Registers a running request under `key` (`requestKey(id)`). */
@@ -68,7 +79,7 @@ export class RequestRegistry implements ControlHolder {
 
   /** Nothing running and nothing pending. */
   get idle(): boolean {
-    return this.#running.size === 0 && this.clientRequests.pending === 0;
+    return this.#running.size === 0 && (this.#clientRequests?.pending ?? 0) === 0;
   }
 
   /** Aborts every running request (teardown). */
@@ -80,12 +91,13 @@ export class RequestRegistry implements ControlHolder {
     switch (message.kind) {
       case 'cancel': {
         const request = this.#running.get(message.requestKey);
-        request?.abort(new Error(message.reason));
+        // The reason as sent: the executor hands it on as the cause of the task's SNODO_ERR_CANCELLED.
+        request?.abort(message.reason);
         const other = this.#options.onCancel?.(message.requestKey) ?? false;
         return request !== undefined || other;
       }
       case 'answer':
-        return this.clientRequests.resolve(message.response);
+        return this.#clientRequests?.resolve(message.response) ?? false;
       case 'update':
         this.#options.onUpdate?.(message.session);
         return true;
