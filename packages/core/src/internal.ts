@@ -2,7 +2,6 @@
 // in any release. Keep it small.
 export { authRefusal, hostAuthRefusal } from './auth/challenge.js';
 export { isResourceServer } from './auth/resource-server.js';
-export { oversizedBatchError } from './dispatch/batch.js';
 export type { Operation, OperationCall } from './dispatch/operation.js';
 export { type Selection, selectRevision } from './dispatch/select.js';
 export { createSession, withSession } from './dispatch/session.js';
@@ -10,7 +9,6 @@ export { MessageStream } from './dispatch/stream.js';
 export { Connection, type ConnectionOptions, type ConnectionOutput } from './engine/connection.js';
 export { branded, isBranded } from './errors/brand.js';
 export { errorFromRow, rowMessage } from './errors/define.js';
-export { executorWireError } from './errors/executor-errors.js';
 export { coreError, optionError, statusFor } from './errors/table.js';
 export { checkBearer } from './http/bearer.js';
 export { HTTP_OPTION_NAMES, HTTP_OPTIONS, withAuth } from './http/config.js';

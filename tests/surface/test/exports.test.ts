@@ -133,6 +133,7 @@ describe('the runtime exports of each package', () => {
       [
         "ATTR",
         "COMMON_RULES",
+        "Connection",
         "HTTP_OPTIONS",
         "HTTP_OPTION_NAMES",
         "MessageStream",
@@ -158,7 +159,6 @@ describe('the runtime exports of each package', () => {
         "enumOf",
         "errorFromRow",
         "errorMessage",
-        "executorWireError",
         "flattenHeaders",
         "fn",
         "handlerBodyLimits",
@@ -187,7 +187,6 @@ describe('the runtime exports of each package', () => {
         "option",
         "optionError",
         "other",
-        "oversizedBatchError",
         "paginate",
         "pipeSession",
         "positive",
