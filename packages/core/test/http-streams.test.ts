@@ -6,6 +6,7 @@ import {
   isStreamResponse,
   resolveHttpOptions,
 } from '../src/index.js';
+import { featureServer } from './helpers/features.js';
 import {
   handle,
   httpRequest,
@@ -13,6 +14,7 @@ import {
   modernHeaders,
   modernMessage,
   newProbe,
+  openLegacySession,
   parseSse,
   postModern,
   read,
@@ -218,6 +220,50 @@ describe('subscriptions', () => {
     expect(executor.stats().subscriptions).toBe(1);
   });
 
+  it('a listen whose reader stops reading returns its slot when its queue overflows, before the host reads again, and cuts the response', async () => {
+    const { runtime, hub } = featureServer();
+    const executor = new Executor({ maxSubscriptions: 1 });
+    const message = listen({ resourceSubscriptions: ['demo://greeting'] });
+    const response = await handle(
+      runtime,
+      httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message) }),
+      { executor },
+    );
+    if (!isStreamResponse(response)) throw new Error('expected a stream');
+    expect(executor.stats().subscriptions).toBe(1);
+    expect(response.cut?.aborted).toBe(false);
+    // The host never pulls `events` (its socket is full): 64 unread updates is the bound.
+    for (let i = 0; i < 100; i++) hub.notifyResourceUpdated('demo://greeting');
+    expect(executor.stats().subscriptions).toBe(0);
+    expect(response.cut?.aborted).toBe(true);
+    const next = listen();
+    const leave = new AbortController();
+    const served = await handle(
+      runtime,
+      httpRequest({ headers: modernHeaders(next), body: JSON.stringify(next), signal: leave.signal }),
+      { executor },
+    );
+    expect(served.status).toBe(200);
+    leave.abort();
+    // A host that does read again gets the graceful end: the acknowledgement, then the listen result.
+    const events = (await read(response)).events;
+    expect(events.at(-1)).toMatchObject({ id: message.id, result: { resultType: 'complete' } });
+  });
+
+  it("a session's GET stream whose reader stops reading returns its slot when it overflows, before the host reads again", async () => {
+    const { runtime, hub } = featureServer();
+    const options = resolveHttpOptions({ executor: new Executor({ maxSubscriptions: 1 }) });
+    const headers = await openLegacySession(runtime, options);
+    const response = await handle(runtime, httpRequest({ method: 'GET', headers }), options);
+    if (!isStreamResponse(response)) throw new Error('expected a stream');
+    expect(options.executor.stats().subscriptions).toBe(1);
+    for (let i = 0; i < 2_000; i++) hub.notifyToolsChanged();
+    await new Promise<void>((resolve) => response.cut?.addEventListener('abort', () => resolve()));
+    expect(options.executor.stats().subscriptions).toBe(0);
+    const again = await handle(runtime, httpRequest({ method: 'GET', headers }), options);
+    expect(again.status).toBe(200);
+  });
+
   it('a listen that fails returns its slot at once', async () => {
     const runtime = httpServer(undefined, { hub: createChangeHub() });
     const executor = new Executor({ maxSubscriptions: 1 });
@@ -289,6 +335,21 @@ describe('fetch adapter', () => {
     expect(parseSse(first)[0].method).toBe('notifications/progress');
     await reader.cancel();
     probe.release.open();
+  });
+
+  it('a listen body nobody reads returns its slot when its queue overflows, and the body errors', async () => {
+    const { runtime, hub } = featureServer();
+    const executor = new Executor({ maxSubscriptions: 1 });
+    const fetchHandler = createFetchHandler(runtime, { executor });
+    const message = listen({ resourceSubscriptions: ['demo://greeting'] });
+    const response = await fetchHandler(
+      new Request(url, { method: 'POST', headers: modernHeaders(message), body: JSON.stringify(message) }),
+    );
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(executor.stats().subscriptions).toBe(1);
+    for (let i = 0; i < 100; i++) hub.notifyResourceUpdated('demo://greeting');
+    expect(executor.stats().subscriptions).toBe(0);
+    await expect(response.text()).rejects.toThrow('the reader fell too far behind');
   });
 
   it('a body over maxBodyBytes gets 413, by Content-Length and while streaming', async () => {

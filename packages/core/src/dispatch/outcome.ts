@@ -27,4 +27,9 @@ export interface OpenedSubscription extends AsyncIterable<JsonRpcMessage> {
   readonly id: RequestId;
   /** Ends the subscription; returns the graceful listen result to send (2026-07-28). Idempotent. */
   close(): JsonRpcResponse;
+  /**
+   * Aborted when the subscription drops its reader (its queue overflowed): a transport frees what
+   * it holds for it at once instead of when the stalled reader next pulls.
+   */
+  readonly dropped?: AbortSignal;
 }

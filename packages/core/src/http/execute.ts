@@ -284,27 +284,39 @@ function serveSubscription(
 
 /**
  * An SSE stream that holds a subscription slot: the slot returns and `source` closes when the
- * client leaves (at once, even if the host never reads the stream) or the stream ends; `final`,
- * when given, is the last event after the source ends or the host shuts down.
+ * client leaves (at once, even if the host never reads the stream), when the source drops its
+ * reader (`dropped`: at once too, and the response's `cut` tells the host to close a connection
+ * stuck on a full socket) or the stream ends; `final`, when given, is the last event after the
+ * source ends or the host shuts down.
  */
 function serveHeldStream(
   config: HttpConfig,
   request: HttpRequest,
-  source: AsyncIterable<JsonRpcMessage> & { close(): unknown },
+  source: AsyncIterable<JsonRpcMessage> & { close(): unknown; readonly dropped?: AbortSignal },
   slot: SubscriptionSlot,
   final?: () => JsonRpcResponse,
 ): HttpStreamResponse {
   const disconnect = request.signal;
+  const dropped = source.dropped;
+  const cut = new AbortController();
   const release = () => {
     disconnect.removeEventListener('abort', release);
+    dropped?.removeEventListener('abort', drop);
     source.close();
     slot.release();
   };
+  const drop = () => {
+    release();
+    cut.abort(dropped?.reason);
+  };
   disconnect.addEventListener('abort', release);
+  dropped?.addEventListener('abort', drop);
   if (disconnect.aborted) release();
+  else if (dropped?.aborted) drop();
   return {
     status: 200,
     headers: SSE_HEADERS,
+    cut: cut.signal,
     events: sseFrames(source[Symbol.asyncIterator](), {
       keepAliveInterval: config.keepAliveInterval,
       disconnect,

@@ -257,13 +257,42 @@ function toResponse(response: HttpResponse, controller?: AbortController): Respo
     return new Response(response.body === '' || response.status === 204 ? null : response.body, init);
   }
   const iterator = response.events[Symbol.asyncIterator]();
+  const cut = response.cut;
+  // A pull in progress means the client is reading: it gets the rest. Otherwise, once core drops
+  // the reader (`cut`), the body errors so that the host closes the connection.
+  let pulling = false;
+  let done = false;
   const stream = new ReadableStream<Uint8Array>({
+    start(sink) {
+      const onCut = () => {
+        if (pulling || done) return;
+        done = true;
+        sink.error(cut?.reason);
+        void iterator.return?.()?.then(undefined, () => {});
+      };
+      if (cut?.aborted) onCut();
+      else cut?.addEventListener('abort', onCut, { once: true });
+    },
     async pull(sink) {
+      if (done) return;
+      pulling = true;
       const next = await iterator.next();
-      if (next.done) sink.close();
-      else sink.enqueue(encoder.encode(sseText(next.value)));
+      pulling = false;
+      if (done) return;
+      if (next.done) {
+        done = true;
+        sink.close();
+      } else {
+        sink.enqueue(encoder.encode(sseText(next.value)));
+        if (cut?.aborted && sink.desiredSize !== null && sink.desiredSize <= 0) {
+          done = true;
+          sink.error(cut.reason);
+          void iterator.return?.()?.then(undefined, () => {});
+        }
+      }
     },
     async cancel(reason) {
+      done = true;
       controller?.abort(reason);
       await iterator.return?.();
     },

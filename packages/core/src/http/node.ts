@@ -18,6 +18,7 @@ export interface NodeResponse {
   end(chunk?: string): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   removeListener(event: string, listener: () => void): unknown;
+  destroy?(error?: Error): unknown;
   flushHeaders?(): void;
   readonly destroyed?: boolean;
   readonly writableFinished?: boolean;
@@ -36,7 +37,9 @@ export function flattenHeaders(headers: NodeRequest['headers']): Record<string, 
 /**
  * Writes core's response on a Node response. JSON goes out in one write with its length; SSE
  * events are written as they come, waiting for `drain` when the socket buffer is full, so a slow
- * reader holds the stream back (in core's bounded buffers) instead of growing our memory.
+ * reader holds the stream back (in core's bounded buffers) instead of growing our memory. Once
+ * core drops the reader (the response's `cut`), a wait for `drain` ends by destroying the response:
+ * a client that stopped reading does not keep its connection.
  */
 export async function writeNodeResponse(res: NodeResponse, response: HttpResponse): Promise<void> {
   if (!isStreamResponse(response)) {
@@ -54,7 +57,10 @@ export async function writeNodeResponse(res: NodeResponse, response: HttpRespons
     while (res.destroyed !== true) {
       const next = await iterator.next();
       if (next.done) break;
-      if (!res.write(sseText(next.value))) await drained(res);
+      if (!res.write(sseText(next.value)) && !(await drained(res, response.cut))) {
+        res.destroy?.();
+        break;
+      }
     }
   } finally {
     if (res.destroyed === true) void iterator.return?.()?.then(undefined, () => {});
@@ -62,14 +68,20 @@ export async function writeNodeResponse(res: NodeResponse, response: HttpRespons
   }
 }
 
-function drained(res: NodeResponse): Promise<void> {
+/** Resolves true on `drain` or `close`, false when `cut` aborts first. */
+function drained(res: NodeResponse, cut: AbortSignal | undefined): Promise<boolean> {
+  if (cut?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const done = () => {
-      res.removeListener('drain', done);
-      res.removeListener('close', done);
-      resolve();
+    const done = (result: boolean) => {
+      res.removeListener('drain', onDrain);
+      res.removeListener('close', onDrain);
+      cut?.removeEventListener('abort', onCut);
+      resolve(result);
     };
-    res.once('drain', done);
-    res.once('close', done);
+    const onDrain = () => done(true);
+    const onCut = () => done(false);
+    res.once('drain', onDrain);
+    res.once('close', onDrain);
+    cut?.addEventListener('abort', onCut);
   });
 }

@@ -252,16 +252,18 @@ export class LocalSessions {
     runtime: Runtime,
     queueSize?: number,
     auth?: AuthInfo,
-  ): MessageStream & { close(): void } {
+  ): MessageStream & { close(): void; readonly dropped: AbortSignal } {
     const owner = this.#local(sessionId);
     owner.current ??= session;
     const out = new MessageStream();
+    const dropped = new AbortController();
     const notes = openSessionNotifications(runtime, () => owner.current, queueSize, {
       auth,
       connectionId: sessionId,
     });
     let open = true;
     const stream = Object.assign(out, {
+      dropped: dropped.signal,
       close: () => {
         if (!open) return;
         open = false;
@@ -273,8 +275,16 @@ export class LocalSessions {
     });
     owner.streams.add(stream);
     (async () => {
-      for await (const message of notes) if (!out.push(message)) break;
-      // The session's notifications overflowed (the client stopped reading): end the stream.
+      let full = false;
+      for await (const message of notes) {
+        if (!out.push(message)) {
+          full = !out.ended;
+          break;
+        }
+      }
+      // The session's notifications overflowed (the client stopped reading): drop the reader now,
+      // so that its slot returns without waiting for the stalled client to read again.
+      if (open && (full || notes.overflowed)) dropped.abort(new Error('the reader fell too far behind'));
       stream.close();
     })();
     return stream;

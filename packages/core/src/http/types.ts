@@ -53,6 +53,12 @@ export interface HttpStreamResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly events: AsyncIterable<HttpStreamEvent>;
+  /**
+   * Aborted when core dropped the stream's reader (it fell `queueSize` behind) and freed its
+   * subscription slot. A host waiting for the socket to drain stops waiting and destroys the
+   * connection; a host still reading `events` reads the rest (the graceful end) as usual.
+   */
+  readonly cut?: AbortSignal;
 }
 
 export type HttpResponse = HttpJsonResponse | HttpStreamResponse;

@@ -136,6 +136,7 @@ export function openListen(
     get overflowed() {
       return queue.overflowed;
     },
+    dropped: queue.dropped,
     close() {
       if (!closed) {
         closed = true;

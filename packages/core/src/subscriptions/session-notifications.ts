@@ -9,6 +9,8 @@ export interface SessionNotifications extends AsyncIterable<JsonRpcMessage> {
   /** Stops delivery; idempotent. */
   close(): void;
   readonly overflowed: boolean;
+  /** Aborted when the queue overflows (the reader was dropped). */
+  readonly dropped: AbortSignal;
 }
 
 /**
@@ -48,6 +50,7 @@ export function openSessionNotifications(
     get overflowed() {
       return queue.overflowed;
     },
+    dropped: queue.dropped,
     close() {
       unsubscribe?.();
       queue.end(true);
