@@ -258,14 +258,13 @@ function toResponse(response: HttpResponse, controller?: AbortController): Respo
   }
   const iterator = response.events[Symbol.asyncIterator]();
   const cut = response.cut;
-  // A pull in progress means the client is reading: it gets the rest. Otherwise, once core drops
-  // the reader (`cut`), the body errors so that the host closes the connection.
-  let pulling = false;
+  // Once core drops the reader (`cut`), the body errors at once, so that a host waiting on a full
+  // socket closes the connection; a fetch host cannot tell a stalled client from a slow one.
   let done = false;
   const stream = new ReadableStream<Uint8Array>({
     start(sink) {
       const onCut = () => {
-        if (pulling || done) return;
+        if (done) return;
         done = true;
         sink.error(cut?.reason);
         void iterator.return?.()?.then(undefined, () => {});
@@ -274,21 +273,13 @@ function toResponse(response: HttpResponse, controller?: AbortController): Respo
       else cut?.addEventListener('abort', onCut, { once: true });
     },
     async pull(sink) {
-      if (done) return;
-      pulling = true;
       const next = await iterator.next();
-      pulling = false;
       if (done) return;
       if (next.done) {
         done = true;
         sink.close();
       } else {
         sink.enqueue(encoder.encode(sseText(next.value)));
-        if (cut?.aborted && sink.desiredSize !== null && sink.desiredSize <= 0) {
-          done = true;
-          sink.error(cut.reason);
-          void iterator.return?.()?.then(undefined, () => {});
-        }
       }
     },
     async cancel(reason) {

@@ -274,6 +274,10 @@ export class LocalSessions {
       },
     });
     owner.streams.add(stream);
+    const drop = () => {
+      if (open) dropped.abort(new Error('the reader fell too far behind'));
+    };
+    notes.dropped.addEventListener('abort', drop, { once: true });
     (async () => {
       let full = false;
       for await (const message of notes) {
@@ -284,7 +288,7 @@ export class LocalSessions {
       }
       // The session's notifications overflowed (the client stopped reading): drop the reader now,
       // so that its slot returns without waiting for the stalled client to read again.
-      if (open && (full || notes.overflowed)) dropped.abort(new Error('the reader fell too far behind'));
+      if (full) drop();
       stream.close();
     })();
     return stream;
