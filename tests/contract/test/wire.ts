@@ -149,9 +149,9 @@ export class HttpPeer implements RawPeer {
         try {
           for await (const chunk of response) text += chunk;
         } catch {
-          // The server may cut the stream instead of ending it: what arrived before counts.
+          // The server may cut the stream instead of ending it: the events that arrived whole count.
         }
-        return sseMessages(text);
+        return sseMessages(text.slice(0, text.lastIndexOf('\n\n') + 1));
       },
     };
   }
