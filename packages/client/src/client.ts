@@ -12,7 +12,7 @@ import {
   SnodoError,
   type SubscriptionFilter,
 } from '@snodo/core';
-import { loadedOtel, loadOtel } from '@snodo/core/internal';
+import { isObserved, loadedOtel, loadOtel } from '@snodo/core/internal';
 import { ResultCache } from './cache.js';
 import { DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_CACHE_ENTRIES } from './defaults.js';
 import { clientError, TimeoutError, TransportError } from './errors.js';
@@ -194,7 +194,8 @@ export class Client {
     const id = ++this.#nextId;
     let otel = loadedOtel();
     if (otel === undefined) otel = await loadOtel();
-    const trace = otel ? new ClientTrace(otel, { id, method, params: full, version }) : undefined;
+    const trace =
+      otel && isObserved(otel) ? new ClientTrace(otel, { id, method, params: full, version }) : undefined;
     if (trace) full = trace.inject(full);
     const request: JsonRpcRequest =
       full === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: full };

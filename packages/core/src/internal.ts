@@ -49,7 +49,7 @@ export { openExtensionFeeds } from './subscriptions/extension-feeds.js';
 export { openListen } from './subscriptions/listen.js';
 export { type AsTaskResult, callToolAsTask, canUseTasks } from './tasks/call.js';
 export { createTaskResult, detailedTask, isTerminal } from './tasks/wire.js';
-export { instruments } from './telemetry/instruments.js';
+export { instruments, isObserved } from './telemetry/instruments.js';
 export { log, loggerProblem } from './telemetry/log.js';
 export { ATTR, idText, targetOf } from './telemetry/names.js';
 export { loadedOtel, loadOtel, type Otel } from './telemetry/otel.js';

@@ -171,6 +171,7 @@ describe('the runtime exports of each package', () => {
         "isBranded",
         "isEdgePath",
         "isHttpUrl",
+        "isObserved",
         "isResourceServer",
         "isResponse",
         "isTerminal",

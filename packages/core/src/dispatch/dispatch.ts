@@ -20,6 +20,7 @@ import type { Runtime } from '../router/runtime.js';
 import { openExtensionFeeds } from '../subscriptions/extension-feeds.js';
 import { honouredFilter, openListen, parseFilter } from '../subscriptions/listen.js';
 import { type ErrorSource, reportError } from '../telemetry/hooks.js';
+import { isObserved } from '../telemetry/instruments.js';
 import { loadedOtel, loadOtel } from '../telemetry/otel.js';
 import { RequestTrace } from '../telemetry/request-trace.js';
 import type { AuthInfo } from './context.js';
@@ -165,7 +166,7 @@ function dispatchNotification(
 }
 
 /**
- * A request, traced when `@opentelemetry/api` is installed: a SERVER span (README, "Observability")
+ * A request, traced when `@opentelemetry/api` is installed and something observes it (`isObserved`): a SERVER span (README, "Observability")
  * around the routing, active while the handler runs, ended when the response is known.
  */
 async function dispatchRequest(
@@ -178,7 +179,7 @@ async function dispatchRequest(
   const queueWaitMs = queueWait(); // read before the first await: set only while the executor starts a task
   let otel = loadedOtel();
   if (otel === undefined) otel = await loadOtel();
-  if (otel === null) return route(runtime, id, method, params, context, undefined);
+  if (otel === null || !isObserved(otel)) return route(runtime, id, method, params, context, undefined);
   const trace = new RequestTrace(otel, {
     id,
     method,

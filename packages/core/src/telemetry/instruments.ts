@@ -1,4 +1,11 @@
-import type { Histogram, Meter, MeterProvider, Tracer, UpDownCounter } from '@opentelemetry/api';
+import type {
+  Histogram,
+  Meter,
+  MeterProvider,
+  Tracer,
+  TracerProvider,
+  UpDownCounter,
+} from '@opentelemetry/api';
 import type { ExecutorStats } from '../executor/executor.js';
 import { executorStats } from '../executor/observe.js';
 import { DURATION_BUCKETS, METRIC } from './names.js';
@@ -16,6 +23,29 @@ export interface Instruments {
 
 let tracer: Tracer | undefined;
 let metered: { provider: MeterProvider; instruments: Omit<Instruments, 'tracer'> } | undefined;
+/** The API's own no-op tracer provider: what the global proxy delegates to until an SDK registers. */
+let noopTracerProvider: TracerProvider | undefined;
+/** Whether the global meter provider (the last one seen) is a real one. */
+let meterSeen: { provider: MeterProvider; real: boolean } | undefined;
+
+/**
+ * Whether anything would see what a request records: a tracer provider or a meter provider
+ * registered with the API, or a propagator (which carries a caller's trace context on to the
+ * requests a handler makes, even with no tracer). With `@opentelemetry/api` installed and nothing
+ * registered, every span and measurement is a no-op that still costs its attributes, context and
+ * closures on each request, so callers skip tracing then. Checked per request, so an SDK
+ * registered later is picked up; a provider from another copy of the API counts as registered.
+ */
+export function isObserved(otel: Otel): boolean {
+  const provider = otel.trace.getTracerProvider();
+  noopTracerProvider ??= new otel.ProxyTracerProvider().getDelegate();
+  if (!(provider instanceof otel.ProxyTracerProvider) || provider.getDelegate() !== noopTracerProvider)
+    return true;
+  const meterProvider = otel.metrics.getMeterProvider();
+  if (meterSeen?.provider !== meterProvider)
+    meterSeen = { provider: meterProvider, real: meterProvider.getMeter(SCOPE) !== otel.createNoopMeter() };
+  return meterSeen.real || otel.propagation.fields().length > 0;
+}
 
 /**
  * Core's tracer and instruments. The tracer is the global provider's proxy (it follows a provider
