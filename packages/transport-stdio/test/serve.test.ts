@@ -14,8 +14,6 @@ import {
   Served,
 } from './helpers/in-process.js';
 
-const isOverloaded = (message: Message) => message.error?.code === -32000;
-
 afterEach(() => {
   vi.useRealTimers();
 });
