@@ -2,7 +2,8 @@
 // server starts, so every request is traced (SERVER span) and measured (operation duration).
 //   noop    the SDK with an exporter that drops every span and metric (the SDK's own cost)
 //   memory  the SDK with in-memory exporters (the spans are kept, as a test would keep them)
-// Without the option no SDK is registered: @opentelemetry/api is present and its no-ops answer.
+// Without the option no SDK is registered: @opentelemetry/api is present, and core skips tracing
+// (nothing observes it).
 import { importOrUnavailable, option } from './common.mjs';
 
 export async function registerOtel() {
