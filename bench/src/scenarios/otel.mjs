@@ -1,6 +1,6 @@
 // 9. The cost of tracing: scenario 1's 2026-07-28 echo on Snodo's listener with no OpenTelemetry
-// SDK registered (core then skips tracing), with the SDK and exporters that drop everything, and with the
-// SDK and in-memory exporters. One SERVER span and one duration measurement per request.
+// SDK registered (core then skips tracing), with the SDK and exporters that drop everything, and
+// with the SDK and in-memory exporters. One SERVER span and one duration measurement per request.
 import { httpRound } from '../lib/http-round.mjs';
 import { echo } from '../lib/requests.mjs';
 
