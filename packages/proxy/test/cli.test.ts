@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { connect } from '@snodo/client';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, proxyOptions } from '../src/cli/config.js';
-import { withPidFile } from './helpers/proxy.js';
+import { rpcError, withPidFile } from './helpers/proxy.js';
 import { DEMO_MAIN, demoStdio, waitForOutput } from './helpers/servers.js';
 
 const BIN = join(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
@@ -304,5 +304,107 @@ describe('snodo-proxy --config', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('snodo-proxy --config: options of the frontends and the backend clients', () => {
+  const LINE_LIMIT = 50_000;
+  const BODY_LIMIT = 200_000;
+
+  it('refuses a passed-through option the command sets itself, at its path, and checks the client bounds', () => {
+    const parsed = parseConfig({
+      backends: [{ id: 'a', target: demoStdio(), clientOptions: { maxLineBytes: 0, maxMessageBytes: 1.5 } }],
+      http: { port: 1, cors: true, maxBodyBytes: 2_000 },
+      stdio: { input: 'x', maxLineBytes: 10 },
+    });
+    expect('problems' in parsed && parsed.problems).toEqual([
+      'backends.0.clientOptions.maxMessageBytes: Invalid input: expected int, received number',
+      'backends.0.clientOptions.maxLineBytes: Too small: expected number to be >0',
+      'http.port: is set by listen.port',
+      'http.cors: is set by corsOrigins',
+      'stdio.input: is set by the command (stdin)',
+    ]);
+    // Only JSON scalars: a function or an object (an executor, a stream) cannot come from a file.
+    expect(parseConfig({ stdio: { nested: { no: 1 } } })).toEqual({
+      problems: ['stdio.nested: Invalid input'],
+    });
+  });
+
+  it("HTTP: the listener takes the config's bounds (413 past maxBodyBytes), and a backend answer past the client's maxLineBytes fails that call alone", async () => {
+    const path = tempFile(
+      'bounds.json',
+      JSON.stringify({
+        listen: { port: 0 },
+        backends: [{ id: 'demo', target: demoStdio(), clientOptions: { maxLineBytes: LINE_LIMIT } }],
+        http: { maxBodyBytes: BODY_LIMIT },
+      }),
+    );
+    const child = spawn(process.execPath, [BIN, '--config', path], { stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      const [, url] = await waitForOutput(child, 'stderr', /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      const oversized = await fetch(url as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'ping',
+          params: { pad: 'x'.repeat(BODY_LIMIT) },
+        }),
+      });
+      expect(oversized.status).toBe(413);
+      const client = await connect({ http: url as string });
+      const error = await rpcError(client.callTool('demo.echo', { text: 'x'.repeat(2 * LINE_LIMIT) }));
+      expect(error).toMatchObject({ data: { reason: 'response_too_large', limit: LINE_LIMIT } });
+      expect((await client.callTool('demo.echo', { text: 'small' })).content).toEqual([
+        { type: 'text', text: 'small' },
+      ]);
+      await client.close();
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  });
+
+  it("stdio: serve takes the config's maxLineBytes (a longer line is -32600 with data.maxLineBytes)", async () => {
+    const path = tempFile(
+      'stdio-bounds.json',
+      JSON.stringify({ backends: [{ id: 'demo', target: demoStdio() }], stdio: { maxLineBytes: 1_000 } }),
+    );
+    const child = spawn(process.execPath, [BIN, '--config', path, '--stdio'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    try {
+      const answer = waitForOutput(child, 'stdout', /^(\{.*\})\n/m);
+      child.stdin?.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(2_000) } })}\n`,
+      );
+      const [, line] = await answer;
+      expect(JSON.parse(line as string)).toMatchObject({
+        id: null,
+        error: { code: -32600, data: { maxLineBytes: 1_000 } },
+      });
+    } finally {
+      child.stdin?.end();
+      await exited(child);
+    }
+  });
+
+  it('an option listen() or serve() refuses stops the command: exit code 2, the known options named', async () => {
+    const backends = [{ id: 'demo', target: demoStdio() }];
+    const http = await run([
+      '--config',
+      tempFile('http.json', JSON.stringify({ listen: { port: 0 }, backends, http: { maxBodyBytez: 5 } })),
+    ]);
+    expect(http.code).toBe(2);
+    expect(http.stderr).toMatch(/invalid config .*http\.json: http: .*maxBodyBytez/);
+    expect(http.stderr).toContain('maxBodyBytes');
+    const stdio = await run([
+      '--config',
+      tempFile('stdio.json', JSON.stringify({ backends, stdio: { maxLineBytes: -1 } })),
+      '--stdio',
+    ]);
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toMatch(/invalid config .*stdio\.json: stdio: .*maxLineBytes/);
   });
 });

@@ -48,8 +48,46 @@ const clientOptions = z
       .min(1)
       .optional(),
     headers: z.record(z.string(), z.string()).optional(),
+    /** HTTP backends: bytes of one answer (JSON body or SSE event), and the connection pool's size. */
+    maxMessageBytes: positive.optional(),
+    connections: positive.optional(),
+    /** stdio backends: bytes of one line of the backend's stdout. */
+    maxLineBytes: positive.optional(),
   })
   .strict();
+
+/**
+ * Options handed to `listen()` (`http`) or `serve()` (`stdio`) as they are, which check them with
+ * their own rules: JSON values only, and none of the keys the command sets itself.
+ */
+function passedThrough(reserved: Readonly<Record<string, string>>) {
+  return z
+    .record(z.string(), z.union([z.number(), z.string(), z.boolean()]))
+    .superRefine((options, context) => {
+      for (const name of Object.keys(options)) {
+        const instead = reserved[name];
+        if (instead !== undefined)
+          context.addIssue({ code: 'custom', path: [name], message: `is set by ${instead}` });
+      }
+    });
+}
+
+const LISTEN_SET_BY: Readonly<Record<string, string>> = {
+  runtime: 'the command',
+  host: 'listen.host',
+  port: 'listen.port',
+  path: 'listen.path',
+  authenticate: 'frontendTokens',
+  auth: 'auth',
+  cors: 'corsOrigins',
+  health: 'health',
+};
+const SERVE_SET_BY: Readonly<Record<string, string>> = {
+  input: 'the command (stdin)',
+  output: 'the command (stdout)',
+  signal: 'the command (SIGINT, SIGTERM)',
+  console: 'the command (stderr from the start)',
+};
 
 /** ms before a call becomes a task of the proxy's own, or false: never. */
 const taskAfterMs = z.union([z.literal(false), z.number().int().min(0).max(MAX_TIMER_DELAY)]);
@@ -114,6 +152,10 @@ export const CONFIG_SCHEMA = z
     corsOrigins: z.array(z.string().min(1)).min(1).optional(),
     /** `GET /healthz` on the HTTP frontend: the executor's stats and every backend's health. */
     health: z.boolean().default(false),
+    /** More options of the HTTP frontend's `listen()` (bounds, timeouts, executor shortcuts). */
+    http: passedThrough(LISTEN_SET_BY).optional(),
+    /** More options of the stdio frontend's `serve()` (`maxLineBytes`, `requestTimeout`, …). */
+    stdio: passedThrough(SERVE_SET_BY).optional(),
   })
   .strict()
   .superRefine((config, context) => {

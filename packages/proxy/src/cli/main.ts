@@ -4,6 +4,7 @@
 // http://127.0.0.1:4000/mcp) or, with --stdio, stdin/stdout. Backend health changes go to stderr.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { SnodoError } from '@snodo/core';
 import { listen, type McpHttpServer } from '@snodo/transport-http';
 import { redirectConsole, serve } from '@snodo/transport-stdio';
 import { createProxy, type McpProxy } from '../proxy.js';
@@ -19,6 +20,11 @@ function log(line: string): void {
 function fail(message: string): never {
   process.stderr.write(`snodo-proxy: ${message}\n`);
   process.exit(2);
+}
+
+/** A `listen()` or `serve()` option the config passed through broke its rule. */
+function isInvalidOption(error: unknown): error is SnodoError {
+  return SnodoError.is(error) && error.code === 'SNODO_ERR_INVALID_OPTION';
 }
 
 async function main(): Promise<void> {
@@ -91,9 +97,13 @@ async function main(): Promise<void> {
   if (values.stdio) {
     if (config.frontendTokens || config.auth)
       log('frontendTokens and auth apply to HTTP only; stdio serves its one client');
-    await serve(runtime).then(
+    await serve(runtime, config.stdio ?? {}).then(
       () => stop('end of input'),
-      (error: unknown) => {
+      async (error: unknown) => {
+        if (isInvalidOption(error)) {
+          await proxy.close();
+          fail(`invalid config ${path}: stdio: ${error.message}`);
+        }
         log(`stdio serving failed: ${error instanceof Error ? error.message : String(error)}`);
         process.exit(1);
       },
@@ -102,6 +112,7 @@ async function main(): Promise<void> {
   }
   try {
     server = await listen({
+      ...config.http,
       runtime,
       host: config.listen.host,
       port: config.listen.port,
@@ -113,6 +124,7 @@ async function main(): Promise<void> {
     });
   } catch (error) {
     await proxy.close();
+    if (isInvalidOption(error)) fail(`invalid config ${path}: http: ${error.message}`);
     fail(
       `cannot serve HTTP on ${config.listen.host}:${config.listen.port}: ${error instanceof Error ? error.message : String(error)}`,
     );
