@@ -183,11 +183,15 @@ describe('stdio shutdown', () => {
   });
 });
 
+/** Text whose UTF-8 form has 2-, 3- and 4-byte characters, so 7-byte reads split some of them. */
+const TRICKLED = 'héllo wörld ✓ 𝄞 '.repeat(40);
+
 describe('a misbehaving HTTP server (2026-07-28)', () => {
   let server: http.Server;
   let url: string;
   const seen: { method: string; name?: string; id?: unknown; headers: http.IncomingHttpHeaders }[] = [];
   let neverClosed: Promise<void> | undefined;
+  let stalledClosed: Promise<void> | undefined;
 
   beforeAll(async () => {
     server = http.createServer(async (req, res) => {
@@ -251,6 +255,44 @@ describe('a misbehaving HTTP server (2026-07-28)', () => {
           return;
         case 'never':
           neverClosed = once(res, 'close').then(() => {});
+          return;
+        case 'sized': {
+          // A JSON body of exactly `bytes` bytes (the padding is ASCII: one byte per character).
+          const bytes = Number(body.params.arguments.bytes);
+          const frame = (pad: string) =>
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: body.id,
+              result: { resultType: 'complete', content: [{ type: 'text', text: pad }] },
+            });
+          const text = frame('x'.repeat(bytes - Buffer.byteLength(frame(''))));
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(text);
+          return;
+        }
+        case 'trickle': {
+          // A body in 7-byte pieces, each on its own turn: multi-byte characters split across reads.
+          const bytes = Buffer.from(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: body.id,
+              result: { resultType: 'complete', content: [{ type: 'text', text: TRICKLED }] },
+            }),
+          );
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+          const next = (at: number) => {
+            if (at >= bytes.length) return void res.end();
+            res.write(bytes.subarray(at, at + 7));
+            setImmediate(() => next(at + 7));
+          };
+          next(0);
+          return;
+        }
+        case 'stall-body':
+          // The head and half a body, then nothing: the call's deadline must end it.
+          stalledClosed = once(res, 'close').then(() => {});
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1_000 });
+          res.write('{"jsonrpc":"2.0","id":');
           return;
         default:
           return reply({
@@ -330,6 +372,44 @@ describe('a misbehaving HTTP server (2026-07-28)', () => {
         });
         expect((await client.callTool('echo', { text: name })).content[0]).toMatchObject({ text: name });
       }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a JSON answer of exactly maxMessageBytes is read; one byte more fails as too large', async () => {
+    const client = await connect(
+      { http: url },
+      { authorization: async () => 't0ken', maxMessageBytes: 10_000 },
+    );
+    try {
+      const exact = await client.callTool('sized', { bytes: 10_000 });
+      expect((exact.content[0] as { text: string }).text).toMatch(/^x+$/);
+      const over = await client.callTool('sized', { bytes: 10_001 }).catch((e: unknown) => e);
+      expect(over).toMatchObject({ code: 'SNODO_ERR_MESSAGE_TOO_LARGE', limit: 10_000 });
+      expect((await client.callTool('echo', { text: 'after' })).content[0]).toMatchObject({ text: 'after' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a JSON answer arriving in many small reads, multi-byte characters split between them, is decoded intact', async () => {
+    const client = await open();
+    try {
+      const result = await client.callTool('trickle');
+      expect(result.content).toEqual([{ type: 'text', text: TRICKLED }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a body that stalls after its head: the deadline ends the call and closes the response; the next call works', async () => {
+    const client = await open();
+    try {
+      const error = await client.callTool('stall-body', {}, { timeout: 200 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'SNODO_ERR_TIMEOUT' });
+      await stalledClosed;
+      expect((await client.callTool('echo', { text: 'next' })).content[0]).toMatchObject({ text: 'next' });
     } finally {
       await client.close();
     }

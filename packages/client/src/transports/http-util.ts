@@ -4,6 +4,8 @@ import { type ClientErrorCode, type TransportError, transportError } from '../er
 export type Body = AsyncIterable<Buffer | Uint8Array> & {
   destroy(error?: Error): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
+  /** A body collected whole (http-exchange.ts `Collected`): its text, already bounded. */
+  text?(): Promise<string>;
 };
 
 /** Stops reading a body; undici then emits an abort 'error' that nobody else listens to. */
@@ -45,7 +47,10 @@ export function isIdLessError(
   return Number.isSafeInteger(code) && typeof message === 'string';
 }
 
+/** The body as text, at most `max` bytes (a RangeError past it). */
 export async function readText(body: Body, max: number): Promise<string> {
+  // A collected body is bounded by its own max (the transport's, the same figure).
+  if (body.text) return body.text();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

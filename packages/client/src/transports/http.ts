@@ -8,12 +8,13 @@ import {
   type ProtocolVersion,
   SnodoError,
 } from '@snodo/core';
-import { type Dispatcher, Pool } from 'undici';
+import { Pool } from 'undici';
 import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES } from '../defaults.js';
 import { transportError } from '../errors.js';
 import { encodeHeaderValue } from '../headers.js';
 import { OAuthClient, type OAuthOptions } from '../oauth.js';
 import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
+import { type Answer, exchange } from './http-exchange.js';
 import {
   type Body,
   delay,
@@ -164,13 +165,11 @@ export class HttpTransport implements ClientTransport {
     try {
       const { headers, response } = await this.#authorized(controller.signal, async () => {
         const headers = await this.#headers(request.method, request.params, options);
-        const response = await this.#pool.request({
-          path: this.#path,
-          method: 'POST',
-          headers,
-          body: encodeJson(request),
-          signal: controller.signal,
-        });
+        const response = await exchange(
+          this.#pool,
+          { path: this.#path, method: 'POST', headers, body: encodeJson(request), signal: controller.signal },
+          this.#maxBytes,
+        );
         return { headers, response };
       });
       if (request.method === 'initialize' && response.statusCode < 300) {
@@ -178,7 +177,7 @@ export class HttpTransport implements ClientTransport {
         if (session !== undefined) this.#sessionId = session;
       }
       const type = mediaType(header(response.headers['content-type']));
-      const body = response.body as unknown as Body;
+      const body = response.body;
       if (type === 'text/event-stream' && response.statusCode < 300) {
         const parser = new SseParser(this.#maxBytes);
         const found = await this.#readEvents(body, parser, request, controller.signal);
@@ -211,10 +210,7 @@ export class HttpTransport implements ClientTransport {
    * Sends with `send`; while the answer is a 401 (or a 403 `insufficient_scope`) and OAuth is
    * configured, authorizes and sends again, at most `maxAttempts` times.
    */
-  async #authorized<T extends { response: Dispatcher.ResponseData }>(
-    signal: AbortSignal,
-    send: () => Promise<T>,
-  ): Promise<T> {
+  async #authorized<T extends { response: Answer }>(signal: AbortSignal, send: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const sent = await send();
       const { statusCode, headers } = sent.response;
@@ -223,7 +219,7 @@ export class HttpTransport implements ClientTransport {
       if (!this.#oauth || !(statusCode === 401 || insufficient) || attempt >= this.#oauth.maxAttempts)
         return sent;
       // Read the challenge's body to its end, so its keep-alive connection stays usable.
-      await readText(sent.response.body as unknown as Body, this.#maxBytes).catch(() => '');
+      await readText(sent.response.body, this.#maxBytes).catch(() => '');
       if (signal.aborted) throw signal.reason;
       await this.#oauth.challenge(this.#url, statusCode, challenge);
     }
@@ -312,8 +308,12 @@ export class HttpTransport implements ClientTransport {
     headers.accept = 'text/event-stream';
     delete headers['content-type'];
     if (parser.lastEventId !== undefined) headers['last-event-id'] = parser.lastEventId;
-    const response = await this.#pool.request({ path: this.#path, method: 'GET', headers, signal });
-    const body = response.body as unknown as Body;
+    const response = await exchange(
+      this.#pool,
+      { path: this.#path, method: 'GET', headers, signal },
+      this.#maxBytes,
+    );
+    const body = response.body;
     if (
       response.statusCode >= 300 ||
       mediaType(header(response.headers['content-type'])) !== 'text/event-stream'
@@ -386,16 +386,14 @@ export class HttpTransport implements ClientTransport {
       const { response } = await this.#authorized(controller.signal, async () => {
         const headers = await this.#headers(method, params, options);
         if (method === undefined) delete headers['mcp-method'];
-        const response = await this.#pool.request({
-          path: this.#path,
-          method: 'POST',
-          headers,
-          body: encodeJson(message),
-          signal: controller.signal,
-        });
+        const response = await exchange(
+          this.#pool,
+          { path: this.#path, method: 'POST', headers, body: encodeJson(message), signal: controller.signal },
+          this.#maxBytes,
+        );
         return { response };
       });
-      const text = await readText(response.body as unknown as Body, this.#maxBytes);
+      const text = await readText(response.body, this.#maxBytes);
       if (response.statusCode >= 300) {
         throw transportError(
           'SNODO_ERR_HTTP_STATUS',
@@ -436,13 +434,12 @@ export class HttpTransport implements ClientTransport {
       const headers = await this.#headers(undefined, undefined, options);
       headers.accept = 'text/event-stream';
       delete headers['content-type'];
-      const response = await this.#pool.request({
-        path: this.#path,
-        method: 'GET',
-        headers,
-        signal: controller.signal,
-      });
-      const body = response.body as unknown as Body;
+      const response = await exchange(
+        this.#pool,
+        { path: this.#path, method: 'GET', headers, signal: controller.signal },
+        this.#maxBytes,
+      );
+      const body = response.body;
       if (
         response.statusCode >= 300 ||
         mediaType(header(response.headers['content-type'])) !== 'text/event-stream'
@@ -480,13 +477,12 @@ export class HttpTransport implements ClientTransport {
           signal: new AbortController().signal,
         });
         delete headers['content-type'];
-        const response = await this.#pool.request({
-          path: this.#path,
-          method: 'DELETE',
-          headers,
-          signal: AbortSignal.timeout(2_000),
-        });
-        await readText(response.body as unknown as Body, this.#maxBytes).catch(() => '');
+        const response = await exchange(
+          this.#pool,
+          { path: this.#path, method: 'DELETE', headers, signal: AbortSignal.timeout(2_000) },
+          this.#maxBytes,
+        );
+        await readText(response.body, this.#maxBytes).catch(() => '');
       } catch {
         // The server may not allow DELETE (405) or be gone: the session ends either way.
       }

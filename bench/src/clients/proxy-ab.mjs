@@ -1,0 +1,120 @@
+// The proxy before/after in one process: snodo-proxy's library (createProxy + the HTTP listener)
+// from this checkout and from the checkout at --ab, both served from this process in front of one
+// backend child (Snodo's listener with the demo server), loaded in alternating batches by one
+// autocannon child. Each batch's CPU per call is this process's (process.cpuUsage: the proxy's
+// whole work, its listener, core, the client and undici) and the backend child's (/proc) over the
+// same calls, so both sides of a pair see the same machine load; the ratio is the median of
+// per-pair ratios (this / base). What the bench's proxy scenario measures, without its
+// round-to-round drift on a shared machine.
+//   node bench/src/clients/proxy-ab.mjs --ab PATH [--this PATH] [--pairs 8] [--seconds 2] [--connections 16]
+// prints, per side, the median proxy µs/call, backend µs/call, their ratio, and the p50 at
+// 4 connections (a second batch pair per pair), then the paired ratios.
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
+import { startServer, Worker } from '../lib/child.mjs';
+import { cpuMsOf } from '../lib/proc.mjs';
+import { echo } from '../lib/requests.mjs';
+import { serverSpec } from '../lib/servers.mjs';
+
+const { values } = parseArgs({
+  options: {
+    ab: { type: 'string' },
+    // The other side (default this checkout): `--this` the same PATH as `--ab` is an A/A run.
+    this: { type: 'string' },
+    pairs: { type: 'string', default: '8' },
+    seconds: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '16' },
+  },
+});
+if (values.ab === undefined) throw new Error('--ab PATH is required (the base checkout)');
+
+const request = echo('modern', 'hi');
+const expect = { contains: '"text":"hi"' };
+const backend = await startServer(serverSpec('snodo'));
+const load = new Worker(new URL('./autocannon.mjs', import.meta.url));
+
+/** One side: the proxy library of `root`, listening on its own port in this process. */
+async function side(label, root) {
+  const { createProxy } = await import(resolveIn(root, '@snodo/proxy'));
+  const { listen } = await import(resolveIn(root, '@snodo/transport-http'));
+  const proxy = await createProxy({
+    backends: [{ id: 'backend', target: { http: backend.url }, prefix: '' }],
+  });
+  const server = await listen({ runtime: proxy.runtime(), host: '127.0.0.1', port: 0, path: '/mcp' });
+  const url = server.url();
+  const { headers } = await load.call({ type: 'prepare', url, request, expect }, 30_000);
+  return { label, proxy, server, url, headers, rows: [] };
+}
+
+async function batch(s, connections, seconds) {
+  const cpu = process.cpuUsage();
+  const backendMs = cpuMsOf(backend.pid);
+  const run = await load.call(
+    { type: 'run', url: s.url, headers: s.headers, body: request.body, connections, duration: seconds },
+    seconds * 1000 + 60_000,
+  );
+  const used = process.cpuUsage(cpu);
+  const calls = run.ok;
+  return {
+    proxyUs: (used.user + used.system) / calls,
+    backendUs: ((cpuMsOf(backend.pid) - backendMs) * 1000) / calls,
+    p50: run.p50,
+    calls,
+  };
+}
+
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+try {
+  const base = await side('base', values.ab);
+  const ours = await side('this', values.this ?? THIS_ROOT);
+  const seconds = Number(values.seconds);
+  const connections = Number(values.connections);
+  // JIT warm-up of both sides (the proxy needs ~10,000 calls to reach its steady state).
+  for (const s of [base, ours]) await batch(s, connections, Number(values.warmup));
+  for (let pair = 0; pair < Number(values.pairs); pair++) {
+    const order = pair % 2 === 0 ? [base, ours] : [ours, base];
+    const rows = new Map();
+    for (const s of order) rows.set(s, await batch(s, connections, seconds));
+    for (const s of order) rows.get(s).p50At4 = (await batch(s, 4, seconds)).p50;
+    for (const s of order) {
+      const row = rows.get(s);
+      row.ratio = row.proxyUs / row.backendUs;
+      s.rows.push(row);
+    }
+  }
+  const keys = ['proxyUs', 'backendUs', 'ratio', 'p50At4'];
+  const report = {};
+  for (const s of [base, ours]) {
+    report[s.label] = Object.fromEntries(
+      keys.map((k) => [
+        k,
+        [
+          median(s.rows.map((r) => r[k])),
+          Math.min(...s.rows.map((r) => r[k])),
+          Math.max(...s.rows.map((r) => r[k])),
+        ],
+      ]),
+    );
+  }
+  report.thisOverBase = Object.fromEntries(
+    keys.map((k) => {
+      const ratios = ours.rows.map((r, i) => r[k] / base.rows[i][k]);
+      return [k, [median(ratios), Math.min(...ratios), Math.max(...ratios)]];
+    }),
+  );
+  console.log(JSON.stringify(report, (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v)));
+  for (const s of [base, ours]) {
+    await s.server.close();
+    await s.proxy.close();
+  }
+} finally {
+  await load.close();
+  await backend.kill();
+}
