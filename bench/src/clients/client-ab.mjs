@@ -1,10 +1,12 @@
 // The client's HTTP path before/after in one process: `@snodo/client` from this checkout and from
 // the checkout at --ab, each connected over HTTP to one backend child (Snodo's listener with the
 // demo server), `callTool('echo')` with N calls in flight, timed in alternating batches
-// (process.cpuUsage of this process: the client's work and undici's, nothing of the server's).
+// (process.cpuUsage of this process: the client's work and undici's, nothing of the server's;
+// KB allocated on the JS heap per call, which does not depend on the machine's load).
 // The ratio is the median of per-pair ratios (this / base).
 //   node bench/src/clients/client-ab.mjs --ab PATH [--this PATH] [--pairs 40] [--calls 1000] [--inflight 16]
 import process from 'node:process';
+import v8 from 'node:v8';
 import { parseArgs } from 'node:util';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { startServer } from '../lib/child.mjs';
@@ -36,11 +38,20 @@ async function batch(s, calls, inflight) {
   const worker = async () => {
     while (next++ < calls) await s.client.callTool('echo', { text });
   };
+  // Bytes allocated on the JS heap (as bench/src/servers/control.mjs counts them): load-proof.
+  const profiler = new v8.GCProfiler();
+  profiler.start();
+  const heapBefore = v8.getHeapStatistics().used_heap_size;
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
   await Promise.all(Array.from({ length: inflight }, worker));
   const used = process.cpuUsage(cpu);
+  let bytes = v8.getHeapStatistics().used_heap_size - heapBefore;
+  for (const gc of profiler.stop().statistics) {
+    bytes += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+  }
   return {
+    kb: bytes / 1024 / calls,
     us: (used.user + used.system) / calls,
     wallUs: Number(process.hrtime.bigint() - started) / 1000 / calls,
   };
@@ -70,6 +81,8 @@ try {
       baseUsPerCall: fmt(base.rows.map((r) => r.us)),
       thisUsPerCall: fmt(ours.rows.map((r) => r.us)),
       thisOverBase: fmt(ratios),
+      baseKbPerCall: fmt(base.rows.map((r) => r.kb)),
+      thisKbPerCall: fmt(ours.rows.map((r) => r.kb)),
     }),
   );
   await base.client.close();

@@ -88,10 +88,12 @@ function describe(error: unknown): string {
 
 /**
  * A connection failure (as opposed to the backend answering something the proxy refuses). An
- * answer too large for the client fails its own call only: the connection stays usable.
+ * answer too large for the client, or an HTTP answer that is not a JSON-RPC response, fails its
+ * own call only: the connection stays usable.
  */
 function lostConnection(error: unknown): boolean {
-  if (TransportError.is(error)) return error.code !== 'SNODO_ERR_MESSAGE_TOO_LARGE';
+  if (TransportError.is(error))
+    return error.code !== 'SNODO_ERR_MESSAGE_TOO_LARGE' && error.code !== 'SNODO_ERR_INVALID_MESSAGE';
   return SnodoError.is(error) && error.code === 'SNODO_ERR_CLOSED';
 }
 
@@ -606,6 +608,15 @@ export class Backend {
     }
     if (TransportError.is(error) && error.code === 'SNODO_ERR_MESSAGE_TOO_LARGE') {
       return tooLarge(what, error.limit);
+    }
+    if (TransportError.is(error) && error.code === 'SNODO_ERR_INVALID_MESSAGE') {
+      return new ProtocolError(
+        -32603,
+        `The server behind ${what} answered something that is not a JSON-RPC response`,
+        {
+          reason: 'invalid_response',
+        },
+      );
     }
     if (lostConnection(error)) {
       lost(error);

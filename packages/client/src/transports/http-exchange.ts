@@ -5,11 +5,11 @@ import type { Body } from './http-util.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 
-/** What `exchange` resolves with once the status line and headers arrived. */
+/** What `exchange` resolves with: a JSON answer once its body ended, an SSE answer at its headers. */
 export interface Answer {
   readonly statusCode: number;
   readonly headers: Headers;
-  /** Collected (`Collected`) unless the answer is a 2xx `text/event-stream`: then a stream. */
+  /** A `Collected` body, whole, unless the answer is a 2xx `text/event-stream`: then a stream. */
   readonly body: Body;
 }
 
@@ -23,71 +23,50 @@ export interface ExchangeOptions {
 }
 
 /**
- * A body read to its end into memory, at most `max` bytes. Past the bound the request is aborted
- * and `text()` rejects with a RangeError (the transport reports it as SNODO_ERR_MESSAGE_TOO_LARGE).
+ * A body read to its end into memory (at most `max` bytes: `push` says when it crossed the bound).
+ * `exchange` resolves only once it is whole, so `text` is there to read without waiting.
  */
 export class Collected implements Body {
   readonly #chunks: Buffer[] = [];
   #size = 0;
-  #text: Promise<string>;
-  #settle!: { resolve(text: string): void; reject(error: Error): void };
-  #abort: ((reason: Error) => void) | undefined;
+  #text = '';
 
-  constructor(readonly max: number) {
-    this.#text = new Promise((resolve, reject) => {
-      this.#settle = { resolve, reject };
-    });
-    // Nobody may ever read a body that is discarded: its failure must not be unhandled.
-    this.#text.catch(() => {});
-  }
+  constructor(readonly max: number) {}
 
-  /** The whole body as UTF-8 text, once it ended. */
-  text(): Promise<string> {
+  /** The whole body as UTF-8 text. */
+  get value(): string {
     return this.#text;
   }
 
-  /** A chunk arrived; false once it crossed the bound (the request is then aborted). */
+  text(): Promise<string> {
+    return Promise.resolve(this.#text);
+  }
+
+  /** A chunk arrived; false once the body crossed the bound (the chunk is not kept). */
   push(chunk: Buffer): boolean {
     this.#size += chunk.length;
-    if (this.#size > this.max) {
-      this.fail(new RangeError(`the response body exceeds ${this.max} bytes`));
-      return false;
-    }
+    if (this.#size > this.max) return false;
     this.#chunks.push(chunk);
     return true;
   }
 
   end(): void {
     const chunks = this.#chunks;
-    // One chunk (the common small answer) decodes in place; several are joined once.
-    const text =
+    // One chunk (the common small answer) decodes in place; several are joined once, so a
+    // character split between two reads is decoded whole.
+    this.#text =
       chunks.length === 1
         ? (chunks[0] as Buffer).toString('utf8')
         : Buffer.concat(chunks, this.#size).toString('utf8');
     chunks.length = 0;
-    this.#settle.resolve(text);
-  }
-
-  fail(error: Error): void {
-    this.#chunks.length = 0;
-    this.#settle.reject(error);
-    const abort = this.#abort;
-    this.#abort = undefined;
-    abort?.(error);
-  }
-
-  /** @internal the exchange's way to stop the request when the body is discarded or too large. */
-  bind(abort: (reason: Error) => void): void {
-    this.#abort = abort;
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
-    yield Buffer.from(await this.#text, 'utf8');
+    yield Buffer.from(this.#text, 'utf8');
   }
 
-  destroy(): void {
-    this.fail(new Error('the response body was discarded'));
-  }
+  /** Nothing to stop: the body already ended. */
+  destroy(): void {}
 
   on(): this {
     return this;
@@ -104,19 +83,21 @@ function isEventStream(statusCode: number, headers: Headers): boolean {
 }
 
 /**
- * Sends one request on `dispatcher` and resolves with its status and headers; rejects when it
- * fails before them. Lighter than undici's `request()` for the common answer (no body stream,
- * no async iteration): a JSON body is collected as it arrives, bounded by `max` bytes. A 2xx
- * `text/event-stream` body is a Node stream with backpressure (undici pauses the socket while the
- * stream's buffer is full). Aborting `signal` aborts the request, before or after the headers.
+ * Sends one request on `dispatcher`. Lighter than undici's `request()` for the common answer (no
+ * body stream, no async iteration): a JSON body is collected as it arrives, bounded by `max` bytes
+ * (past it the request is aborted and the promise rejects with a RangeError, which the transport
+ * reports as SNODO_ERR_MESSAGE_TOO_LARGE), and the promise resolves once the body ended, with a
+ * `Collected` body. A 2xx `text/event-stream` answer resolves at its headers with a Node stream
+ * (undici pauses the socket while the stream's buffer is full). Aborting `signal` aborts the
+ * request at any point.
  */
 export function exchange(dispatcher: Dispatcher, options: ExchangeOptions, max: number): Promise<Answer> {
   const { signal } = options;
   return new Promise<Answer>((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
     let reason: Error | undefined;
-    let answered = false;
-    let collected: Collected | undefined;
+    let settled = false;
+    let answer: { statusCode: number; headers: Headers; body: Collected } | undefined;
     let stream: Readable | undefined;
     let ended = false;
 
@@ -140,41 +121,40 @@ export function exchange(dispatcher: Dispatcher, options: ExchangeOptions, max: 
       onResponseStart(started, statusCode, headers) {
         // 1xx informational answers come before the real one.
         if (statusCode < 200) return;
-        answered = true;
         const typed = headers as Headers;
-        let body: Body;
-        if (isEventStream(statusCode, typed)) {
-          stream = new Readable({
-            read: () => started.resume(),
-            destroy: (error, callback) => {
-              if (!ended) abort(error ?? new Error('the response stream was closed'));
-              callback(error);
-            },
-          });
-          body = stream as unknown as Body;
-        } else {
-          collected = new Collected(max);
-          collected.bind(abort);
-          body = collected;
+        if (!isEventStream(statusCode, typed)) {
+          answer = { statusCode, headers: typed, body: new Collected(max) };
+          return;
         }
-        resolve({ statusCode, headers: typed, body });
+        stream = new Readable({
+          read: () => started.resume(),
+          destroy: (error, callback) => {
+            if (!ended) abort(error ?? new Error('the response stream was closed'));
+            callback(error);
+          },
+        });
+        settled = true;
+        resolve({ statusCode, headers: typed, body: stream as unknown as Body });
       },
       onResponseData(started, chunk) {
-        if (collected) collected.push(chunk);
-        else if (stream && !stream.push(chunk)) started.pause();
+        if (answer) {
+          if (!answer.body.push(chunk)) abort(new RangeError(`the response body exceeds ${max} bytes`));
+        } else if (stream && !stream.push(chunk)) started.pause();
       },
       onResponseEnd() {
         ended = true;
         finish();
-        if (collected) collected.end();
-        else stream?.push(null);
+        if (answer) {
+          answer.body.end();
+          settled = true;
+          resolve(answer);
+        } else stream?.push(null);
       },
       onResponseError(_started, error) {
         ended = true;
         finish();
         const failure = reason ?? error;
-        if (!answered) reject(failure);
-        else if (collected) collected.fail(failure);
+        if (!settled) reject(failure);
         else stream?.destroy(failure);
       },
     };

@@ -14,7 +14,7 @@ import { transportError } from '../errors.js';
 import { encodeHeaderValue } from '../headers.js';
 import { OAuthClient, type OAuthOptions } from '../oauth.js';
 import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
-import { type Answer, exchange } from './http-exchange.js';
+import { type Answer, Collected, exchange } from './http-exchange.js';
 import {
   type Body,
   delay,
@@ -190,7 +190,7 @@ export class HttpTransport implements ClientTransport {
           `the response stream of ${request.method} ended before its response`,
         );
       }
-      const text = await readText(body, this.#maxBytes);
+      const text = body instanceof Collected ? body.value : await readText(body, this.#maxBytes);
       if (response.statusCode === 404 && headers['mcp-session-id'] !== undefined) {
         // The session is gone (initialize-based revisions): the server did not run the request.
         throw transportError('SNODO_ERR_SESSION_EXPIRED', `HTTP 404 for ${request.method}${excerpt(text)}`, {
