@@ -6,8 +6,8 @@
 // The ratio is the median of per-pair ratios (this / base).
 //   node bench/src/clients/client-ab.mjs --ab PATH [--this PATH] [--pairs 40] [--calls 1000] [--inflight 16]
 import process from 'node:process';
-import v8 from 'node:v8';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { startServer } from '../lib/child.mjs';
 import { serverSpec } from '../lib/servers.mjs';
