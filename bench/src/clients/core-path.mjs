@@ -6,6 +6,10 @@
 //     executor  the same with dispatch run by an Executor (admission, deadline, signal)
 //     handle    core's HTTP path, createHttpHandler(runtime).handle(request) with a neutral request (prepare,
 //               execute, encode), the host's AbortController included
+//     stdio     @snodo/transport-stdio's serve(): batches of 100 pipelined lines written to its input (a
+//               PassThrough) as one chunk, each batch awaited until its 100 answer lines came out of its
+//               output (a Unix socket, read in this process): line framing, the connection engine, the
+//               executor, encoding, the writer and node's native write path; figures per line
 // prints { usPerCall, allocKbPerCall, calls } as JSON: CPU time (process.cpuUsage) and bytes
 // allocated on the JS heap (v8.GCProfiler: used after − used before + what each GC freed) over
 // the timed calls, after a warm-up of the same calls.
@@ -14,6 +18,10 @@
 //               the same machine load; prints both, and `ratio`, the median of per-pair ratios
 //               (this / base). The table of what each change bought in BENCHMARKS.md uses it.
 import process from 'node:process';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { importSnodo, resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
@@ -36,13 +44,13 @@ const headers = { ...http.headers, host: '127.0.0.1:3000', 'content-length': Str
 async function load(path, root) {
   let core;
   let server;
+  let stdio;
+  const from = (specifier) =>
+    root === undefined ? importSnodo(specifier) : import(resolveIn(root, specifier));
   try {
-    core =
-      root === undefined ? await importSnodo('@snodo/core') : await import(resolveIn(root, '@snodo/core'));
-    server =
-      root === undefined
-        ? await importSnodo('everything/server')
-        : await import(resolveIn(root, 'everything/server'));
+    core = await from('@snodo/core');
+    server = await from('everything/server');
+    if (path === 'stdio') stdio = await from('@snodo/transport-stdio');
   } catch (error) {
     console.log(JSON.stringify({ unavailable: error.message.split('\n')[0] }));
     process.exit(0);
@@ -87,22 +95,69 @@ async function load(path, root) {
       return response.body;
     },
   };
+  if (path === 'stdio') paths.stdio = await stdioBatches(stdio, runtime);
   if (paths[path] === undefined) throw new Error(`unknown --path ${path}`);
   const call = path === 'executor' ? paths.executor() : paths[path];
   const first = await call();
   if (typeof first !== 'string' || !first.includes('"text":"hi"') || first.includes('"error"')) {
     throw new Error(`${path}: not the echo result: ${String(first).slice(0, 300)}`);
   }
-  return call;
+  return { call, lines: path === 'stdio' ? STDIO_BATCH : 1 };
 }
 
-/** CPU µs per call and KB allocated per call over `n` calls. */
-async function measure(call, n) {
+/** Lines per call of the stdio path: written as one chunk, answered before the next batch. */
+const STDIO_BATCH = 100;
+
+/**
+ * One serve() for the run on a PassThrough input and, as its output, one end of a Unix socket
+ * pair (a real stream handle, so node's native write path is measured); the other end counts
+ * answer lines. Each call writes STDIO_BATCH echo lines (ids 1..STDIO_BATCH) as one chunk and
+ * resolves with the last answer line once all of them came out.
+ */
+async function stdioBatches(stdio, runtime) {
+  const input = new PassThrough();
+  const path = join(tmpdir(), `snodo-core-path-${process.pid}-${++sockets}.sock`);
+  const server = createServer();
+  await new Promise((resolve) => server.listen(path, resolve));
+  const accepted = new Promise((resolve) => server.once('connection', resolve));
+  const output = connect(path);
+  const reader = await accepted;
+  server.close();
+  let waiting = 0;
+  let last = '';
+  let done = () => {};
+  reader.setEncoding('latin1');
+  reader.on('data', (text) => {
+    let lines = 0;
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+    if (lines === 0) return;
+    last = text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
+    waiting -= lines;
+    if (waiting === 0) done(last);
+  });
+  stdio.serve(runtime, { input, output }).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+  let text = '';
+  for (let id = 1; id <= STDIO_BATCH; id++) text += stdioEcho('modern', id, 'hi');
+  const batch = Buffer.from(text);
+  return () =>
+    new Promise((resolve) => {
+      waiting = STDIO_BATCH;
+      done = resolve;
+      input.write(batch);
+    });
+}
+let sockets = 0;
+
+/** CPU µs and KB allocated per line over `n` lines (`call` handles `lines` of them). */
+async function measure({ call, lines }, n) {
   const profiler = new v8.GCProfiler();
   profiler.start();
   const usedBefore = v8.getHeapStatistics().used_heap_size;
   const cpuBefore = process.cpuUsage();
-  for (let i = 0; i < n; i++) await call();
+  for (let i = 0; i < n; i += lines) await call();
   const cpu = process.cpuUsage(cpuBefore);
   let allocated = v8.getHeapStatistics().used_heap_size - usedBefore;
   for (const gc of profiler.stop().statistics) {
@@ -114,16 +169,16 @@ async function measure(call, n) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 if (values.ab === undefined) {
-  const call = await load(values.path);
-  for (let i = 0; i < calls / 2; i++) await call();
-  console.log(JSON.stringify({ ...(await measure(call, calls)), calls }));
+  const path = await load(values.path);
+  for (let i = 0; i < calls / 2; i += path.lines) await path.call();
+  console.log(JSON.stringify({ ...(await measure(path, calls)), calls }));
 } else {
   const base = await load(values.path, values.ab);
   const ours = await load(values.path, THIS_ROOT);
   const batch = 2_000;
-  for (let i = 0; i < calls / 2; i++) {
-    await base();
-    await ours();
+  for (let i = 0; i < calls / 2; i += ours.lines) {
+    await base.call();
+    await ours.call();
   }
   const pairs = [];
   for (let pair = 0; pair < Math.max(1, Math.round(calls / batch)); pair++) {

@@ -16,6 +16,7 @@ export { withCors } from './http/cors.js';
 export { isEdgePath, metadataPaths } from './http/edge.js';
 export { authorizeHandler, handlerBodyLimits, handlerConfig } from './http/handler.js';
 export { flattenHeaders, writeNodeResponse } from './http/node.js';
+export { escapeNonAscii } from './json/encode.js';
 export { classifyMessage } from './jsonrpc/decode.js';
 export { isResponse, requestKey } from './jsonrpc/types.js';
 export {

@@ -93,7 +93,12 @@ function encodeOnce(value: unknown): string | undefined {
 const NON_ASCII_RUN = /[\u0080-\uffff]+/g;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-function escapeNonAscii(json: string): string {
+/**
+ * `json` with every non-ASCII UTF-16 code unit written as a `\uXXXX` escape: what `encodeJson`
+ * does with `ascii`. Valid on any text made of JSON values (and ASCII separators between them, such
+ * as the newlines of a batch of lines): outside strings JSON has no non-ASCII character.
+ */
+export function escapeNonAscii(json: string): string {
   NON_ASCII_RUN.lastIndex = 0;
   let result = '';
   let copied = 0;
