@@ -166,7 +166,7 @@ export class StdioConnection {
   #onLine(bytes: Uint8Array): void | Promise<void> {
     if (this.#failure) return;
     // The line reader dropped the stream's leading BOM; a BOM on a later line is content.
-    return this.#engine.receive(decodeMessage(bytes, undefined, { leadingBom: false }));
+    return this.#engine.receive(decodeMessage(lineText(bytes), undefined, LATER_LINE));
   }
 
   #onOversized(length: number): void | Promise<void> {
@@ -192,6 +192,21 @@ export class StdioConnection {
     this.#engine.destroy(error);
     this.#fail(error);
   }
+}
+
+const LATER_LINE = Object.freeze({ leadingBom: false });
+
+/**
+ * A line as text, decoded by node's UTF-8 decoder straight from the input's buffer (no TextDecoder
+ * call and no copy per line); the bytes themselves when the text holds U+FFFD, which is what that
+ * decoder puts in place of an invalid sequence: core's strict decoder then tells a real U+FFFD
+ * from invalid UTF-8 (-32700).
+ */
+function lineText(bytes: Uint8Array): string | Uint8Array {
+  const text = (
+    Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  ).toString('utf8');
+  return text.includes('\uFFFD') ? bytes : text;
 }
 
 /** The library's only log output, on stderr: stdout carries protocol messages alone. */

@@ -410,6 +410,29 @@ describe('serve: framing and messages', () => {
     expect(served.messages).toContainEqual({ jsonrpc: '2.0', id: 3, result: {} });
   });
 
+  it('refuses a line of invalid UTF-8 with -32700 and serves a real U+FFFD and other non-ASCII input as text', async () => {
+    const gates = new Gates();
+    const served = new Served(gates.runtime);
+    const line = (id: number, text: string) => JSON.stringify(callTool(id, 'echo', { text }));
+    const [head, tail] = line(1, '@').split('@') as [string, string];
+    // A lone continuation byte and a truncated sequence where the text should be.
+    served.input.write(
+      Buffer.concat([Buffer.from(head), Buffer.from([0x80, 0xe4, 0xb8]), Buffer.from(`${tail}\n`)]),
+    );
+    served.send(line(2, 'replacement \uFFFD kept'));
+    served.send(line(3, 'Grüße 世界'));
+    await served.end();
+    expect(served.messages).toHaveLength(3);
+    expect(served.messages).toContainEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error: Message is not valid UTF-8' },
+    });
+    const text = (id: number) => served.messages.find((m) => m.id === id)?.result?.content[0].text;
+    expect(text(2)).toBe('replacement \uFFFD kept');
+    expect(text(3)).toBe('Grüße 世界');
+  });
+
   it('escapes non-ASCII output as \\u escapes that decode back to the same text', async () => {
     const gates = new Gates();
     const served = new Served(gates.runtime);

@@ -171,9 +171,8 @@ export function decodeJson(input: string | Uint8Array, options?: DecodeJsonOptio
   } catch (err) {
     return { ok: false, reason: 'syntax', message: `Message is not valid JSON: ${(err as Error).message}` };
   }
-  // Number(`1e${d}`), not 10 ** d: string conversion is correctly rounded, Math.pow need not be.
   if (
-    !hasHugeNumber(value, Number(`1e${maxDigits}`)) &&
+    !hasHugeNumber(value, hugeThreshold(maxDigits)) &&
     !hasUnsafeIdentity(value) &&
     !mayHaveLongNegativeExponentToken(text, maxDigits)
   ) {
@@ -190,6 +189,14 @@ export function decodeJson(input: string | Uint8Array, options?: DecodeJsonOptio
   }
   if (scan !== undefined) applyLiterals(value, scan);
   return { ok: true, value };
+}
+
+/** Number(`1e${d}`) for the default limit, computed once: every message of every transport needs it. */
+const DEFAULT_HUGE_THRESHOLD = Number(`1e${DEFAULT_MAX_INTEGER_DIGITS}`);
+
+function hugeThreshold(maxDigits: number): number {
+  // Number(`1e${d}`), not 10 ** d: string conversion is correctly rounded, Math.pow need not be.
+  return maxDigits === DEFAULT_MAX_INTEGER_DIGITS ? DEFAULT_HUGE_THRESHOLD : Number(`1e${maxDigits}`);
 }
 
 class TooLong {

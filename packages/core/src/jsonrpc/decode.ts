@@ -1,5 +1,5 @@
 import { ErrorCode } from '../errors/codes.js';
-import { DEFAULT_MAX_INTEGER_DIGITS, decodeJson } from '../json/decode.js';
+import { DEFAULT_MAX_INTEGER_DIGITS, type DecodeJsonOptions, decodeJson } from '../json/decode.js';
 import { JsonInt, type RequestId } from '../json/int.js';
 import type { JsonRpcErrorObject } from './types.js';
 
@@ -42,6 +42,12 @@ const INVALID_PARAMS = ErrorCode.InvalidParams;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
+const DEFAULT_DECODE: DecodeJsonOptions = Object.freeze({ maxIntegerDigits: DEFAULT_MAX_INTEGER_DIGITS });
+const DEFAULT_NO_BOM: DecodeJsonOptions = Object.freeze({
+  maxIntegerDigits: DEFAULT_MAX_INTEGER_DIGITS,
+  leadingBom: false,
+});
+
 /**
  * Decodes and classifies one JSON-RPC message or batch (`options.leadingBom: false` when the
  * framing already stripped its stream's one BOM: see `decodeJson`). Never throws for bad input: every
@@ -54,10 +60,19 @@ export function decodeMessage(
   options?: { readonly leadingBom?: boolean },
 ): Decoded {
   const maxIdBytes = checkMaxIdBytes(limits?.maxIdBytes);
-  const decoded = decodeJson(input, {
-    maxIntegerDigits: limits?.maxIntegerDigits ?? DEFAULT_MAX_INTEGER_DIGITS,
-    ...(options?.leadingBom === false ? { leadingBom: false } : {}),
-  });
+  const maxIntegerDigits = limits?.maxIntegerDigits ?? DEFAULT_MAX_INTEGER_DIGITS;
+  const noBom = options?.leadingBom === false;
+  // The default limits (every stdio line, most HTTP bodies) share two option objects.
+  const decoded = decodeJson(
+    input,
+    maxIntegerDigits === DEFAULT_MAX_INTEGER_DIGITS
+      ? noBom
+        ? DEFAULT_NO_BOM
+        : DEFAULT_DECODE
+      : noBom
+        ? { maxIntegerDigits, leadingBom: false }
+        : { maxIntegerDigits },
+  );
   if (!decoded.ok) return invalid(null, PARSE_ERROR, `Parse error: ${decoded.message}`);
   const value = decoded.value;
   if (Array.isArray(value)) {
@@ -181,13 +196,12 @@ function metaProblem(params: Record<string, unknown>, maxIdBytes: number): strin
 
 /** Why `v` is not a valid id or progress token, or undefined when it is one. */
 function idProblem(v: unknown, maxIdBytes: number): string | undefined {
+  // The valid ids first, before any text is built: this runs for every message.
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return undefined;
+  if (typeof v === 'string' && utf8ByteLength(v, maxIdBytes) <= maxIdBytes) return undefined;
   const rule = `must be a string of at most ${maxIdBytes} UTF-8 bytes or an integer in the int64 range`;
-  if (typeof v === 'string') {
-    const bytes = utf8ByteLength(v, maxIdBytes);
-    return bytes <= maxIdBytes ? undefined : `${rule}; got a string of more than ${maxIdBytes} bytes`;
-  }
+  if (typeof v === 'string') return `${rule}; got a string of more than ${maxIdBytes} bytes`;
   if (typeof v === 'number') {
-    if (Number.isSafeInteger(v)) return undefined;
     // An unsafe integer reaches here only as a non-integer literal (1e20, 2.0e19): JsonInt
     // carries every integer literal out of the safe range, so this value cannot be echoed exactly.
     return Number.isInteger(v) ? `${rule}; got ${v}, which is not exact` : `${rule}; got ${describe(v)}`;
