@@ -5,7 +5,6 @@ export type { ResourceServerOptions, ResourceServerSettings } from './auth/optio
 export { createResourceServer, type ResourceServer, type TokenCheck } from './auth/resource-server.js';
 export type { Dialect, Era, MethodClass, MethodSpec, Shaping } from './dialects/dialect.js';
 export { DIALECTS, dialectFor, isKnownVersion } from './dialects/registry.js';
-export { type BatchAdmit, type BatchOptions, type BatchOutcome, dispatchBatch } from './dispatch/batch.js';
 export {
   type ClientRequests,
   createClientRequests,
@@ -17,6 +16,7 @@ export { type ClientRequestChannel, ClientRequestError, type InputRequest } from
 export type { OpenedSubscription, Outcome } from './dispatch/outcome.js';
 export type { Session } from './dispatch/session.js';
 export { DEFAULT_MAX_STREAM_BUFFER } from './dispatch/stream.js';
+export { type BatchAdmit, type BatchOptions, type BatchOutcome, dispatchBatch } from './engine/batch.js';
 export {
   type ControlChannel,
   type ControlHolder,

@@ -1,22 +1,21 @@
-import { dispatchBatch, oversizedBatchError } from '../dispatch/batch.js';
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
 import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
 import type { Session } from '../dispatch/session.js';
-import { ERROR_TABLE, ErrorCode } from '../errors/codes.js';
-import { executorWireError } from '../errors/executor-errors.js';
-import { ExecutorError } from '../executor/errors.js';
 import type { Executor, ExecutorOwner, SubmitOptions, SubscriptionSlot } from '../executor/executor.js';
 import type { RequestId } from '../json/int.js';
 import type { Decoded, DecodedSingle } from '../jsonrpc/decode.js';
-import { isResponse, type JsonRpcMessage, type JsonRpcResponse, requestKey } from '../jsonrpc/types.js';
+import { type JsonRpcMessage, type JsonRpcResponse, requestKey } from '../jsonrpc/types.js';
 import type { Runtime } from '../router/runtime.js';
 import {
   openSessionNotifications,
   type SessionNotifications,
 } from '../subscriptions/session-notifications.js';
+import { dispatchBatch, oversizedBatchError } from './batch.js';
 import { CancelToken } from './cancel-token.js';
 import { type ControlChannel, type ControlMessage, MemoryControlChannel } from './control.js';
+import { type RefusalReason, refusalReason } from './refusal.js';
 import { RequestRegistry } from './registry.js';
+import { type Aborted, type Admission, deliver, type RunnableRequest, refuse, runRequest } from './run.js';
 
 /**
  * Where a connection writes. `write` takes one message, or a batch's responses as one array, and
@@ -61,8 +60,6 @@ export interface ConnectionOptions {
 }
 
 type Request = Extract<DecodedSingle, { kind: 'request' }>;
-/** What delivery reads of a signal: an AbortSignal, or a request's own CancelToken. */
-type Aborted = { readonly aborted: boolean };
 
 /**
  * Requests that change the connection's session run inline, in input order, so a later message
@@ -75,14 +72,71 @@ const SESSION_METHODS = new Set([
   'resources/unsubscribe',
 ]);
 
-/** One admitted request, from its message until its outcome is decided. */
-interface Entry {
-  readonly id: RequestId;
+/** What a request's entry reaches of its connection (one per connection). */
+interface EntryPort {
+  dispatch(request: Request, signal: AbortSignal): Promise<Outcome>;
+  adopt(entry: Entry, outcome: Outcome, signal: Aborted): void;
+  /** Writes one of the request's messages; settles when the output can take more. */
+  write(message: JsonRpcMessage, key: string): Promise<void> | undefined;
+  /** Writes an answer the engine gives for the request now, without waiting for the output. */
+  writeNow(message: JsonRpcMessage, key: string): void;
+  /** Nothing more may be written for any request (destroyed, or the output failed). */
+  stopped(): boolean;
+  settled(entry: Entry, outcome: Outcome | undefined, error: unknown): void;
+}
+
+/**
+ * One admitted request, from its message until its outcome is decided: the engine runs it
+ * (`runRequest`) and it writes what is due for it.
+ */
+class Entry implements RunnableRequest {
   readonly key: string;
   /** Aborted by notifications/cancelled; the executor then aborts the task's own signal. */
-  readonly cancel: CancelToken;
+  readonly cancel = new CancelToken();
   /** Its final response (or error) was written: nothing else may be written for it. */
-  answered: boolean;
+  answered = false;
+
+  constructor(
+    readonly port: EntryPort,
+    readonly request: Request,
+  ) {
+    this.key = requestKey(request.id);
+  }
+
+  get id(): RequestId {
+    return this.request.id;
+  }
+
+  dispatch(signal: AbortSignal): Promise<Outcome> {
+    return this.port.dispatch(this.request, signal);
+  }
+
+  adopt(outcome: Outcome, signal: Aborted): void {
+    this.port.adopt(this, outcome, signal);
+  }
+
+  push(message: JsonRpcMessage): Promise<void> | undefined {
+    if (this.answered) return;
+    return this.port.write(message, this.key);
+  }
+
+  end(response: JsonRpcResponse, refused?: RefusalReason): Promise<void> | undefined {
+    if (this.answered) return;
+    if (refused === undefined) {
+      this.answered = true;
+      return this.port.write(response, this.key);
+    }
+    // The engine's answer (a refusal, the deadline, a failure): none once the client cancelled or serving stopped.
+    if (this.cancel.aborted || this.port.stopped()) return;
+    this.answered = true;
+    this.port.writeNow(response, this.key);
+  }
+
+  abandon(): void {}
+
+  settled(outcome: Outcome | undefined, error: unknown): void {
+    this.port.settled(this, outcome, error);
+  }
 }
 
 /** One open subscriptions/listen stream. */
@@ -101,14 +155,14 @@ const NO_SLOT: SubscriptionSlot = { release() {} };
  * 2026-07-28 requests): the engine every message-stream transport runs on. The adapter decodes
  * what arrives and hands it to `receive`; the engine writes what is due to `output`.
  *
- *   receive ─┬─ request ──► (room?) ──► executor.submit ──► dispatch ──► output.write
+ *   receive ─┬─ request ──► (room?) ──► runRequest (run.ts: executor, dispatch, delivery) ──► output.write
  *            ├─ notification / session request: inline, in order (initialize, setLevel, subscribe)
  *            ├─ notifications/cancelled ──► control ──► abort that request; nothing written for it
  *            ├─ response ──► control ──► the pending server→client request it answers
  *            └─ batch ──► each request item admitted like a request; one array written
  *
- * Invariants: every admitted request ends in exactly one written response (its own, -32001 timed
- * out, -32000 once the executor is closed) unless the client cancelled it or the connection was
+ * Invariants: every admitted request ends in exactly one written response (its own, or what the
+ * refusal mapping of refusal.ts gives: -32001 timed out, -32000 once the executor is closed) unless the client cancelled it or the connection was
  * destroyed; a cancelled request's handler may finish, but its response is dropped (the task's
  * signal is aborted, and every write checks it). `receive` returns a promise while the output is
  * blocked or a request waits for room in a full executor: the adapter reads nothing more until it
@@ -141,6 +195,9 @@ export class Connection {
    */
   #admissions: Promise<void> | undefined;
   #failure: Error | undefined;
+  /** How a request's entry reaches this connection, and how its task is admitted (both made once). */
+  readonly #port: EntryPort;
+  readonly #admission: Admission;
 
   constructor(runtime: Runtime, options: ConnectionOptions) {
     this.#runtime = runtime;
@@ -164,6 +221,25 @@ export class Connection {
     );
     this.#control = options.control ?? new MemoryControlChannel();
     this.#detachControl = this.#control.attach(this.id, this.#registry);
+    this.#admission = { submit: (task, submitOptions) => this.#submitTask(task, submitOptions) };
+    this.#port = {
+      dispatch: (request, signal) => dispatch(this.#runtime, request, this.#context(signal)),
+      adopt: (entry, outcome, signal) => {
+        this.#adopt(outcome);
+        if (outcome.type === 'subscription') this.#openSubscription(entry, outcome.subscription, signal);
+      },
+      write: (message, key) => this.#write(message, key),
+      writeNow: (message, key) => {
+        this.#output.write(message, key);
+      },
+      stopped: () => this.#destroyed,
+      settled: (entry, outcome, error) => {
+        // A failure that is no refusal is a bug, not the client's doing: reported, and answered -32603.
+        if (outcome === undefined && refusalReason(error) === 'SNODO_ERR_INTERNAL')
+          this.#options.onError(error);
+        this.#release(entry);
+      },
+    };
   }
 
   /** The session as the connection holds it now. */
@@ -310,38 +386,26 @@ export class Connection {
   }
 
   async #runInline(request: Request): Promise<void> {
-    const entry = this.#admit(request.id);
+    const entry = this.#admit(request);
     try {
       const outcome = await dispatch(this.#runtime, request, this.#context());
-      this.#adopt(outcome);
-      await this.#deliver(entry, outcome, entry.cancel);
+      entry.adopt(outcome, entry.cancel);
+      await deliver(outcome, entry, entry.cancel);
     } catch (error) {
-      this.#internalError(entry, error);
+      refuse(entry, entry.id, refusalReason(error));
+      this.#options.onError(error);
     } finally {
       this.#release(entry);
     }
   }
 
   #submit(request: Request): void {
-    const entry = this.#admit(request.id);
-    this.#submitTask((signal) => this.#execute(entry, request, signal), {
+    const entry = this.#admit(request);
+    void runRequest(this.#admission, entry, {
       owner: this.#owner,
       signal: entry.cancel.signal,
       timeout: this.#options.requestTimeout,
-    }).then(
-      () => this.#release(entry),
-      (error: unknown) => {
-        this.#refused(entry, error);
-        this.#release(entry);
-      },
-    );
-  }
-
-  async #execute(entry: Entry, request: Request, signal: AbortSignal): Promise<void> {
-    const outcome = await dispatch(this.#runtime, request, this.#context(signal));
-    this.#adopt(outcome);
-    const delivered = this.#deliver(entry, outcome, signal);
-    if (delivered !== undefined) await delivered;
+    });
   }
 
   /**
@@ -398,72 +462,8 @@ export class Connection {
     return admitted.then(() => result);
   }
 
-  /**
-   * Writes an outcome's messages in order; nothing once `signal` aborted (cancel, deadline,
-   * teardown). A promise only while there is something to wait for (a stream, a blocked output):
-   * a plain response, the commonest outcome, costs no async frame.
-   */
-  #deliver(entry: Entry, outcome: Outcome, signal: Aborted): Promise<void> | undefined {
-    switch (outcome.type) {
-      case 'response':
-        return this.#answer(entry, outcome.message, signal);
-      case 'stream':
-        return this.#deliverStream(entry, outcome.messages, signal);
-      case 'subscription':
-        entry.answered = true; // the listen request is answered by its stream, then by close()'s result
-        this.#openSubscription(entry, outcome.subscription, signal);
-        return;
-      case 'none':
-        return;
-    }
-  }
-
-  async #deliverStream(
-    entry: Entry,
-    messages: AsyncIterable<JsonRpcMessage>,
-    signal: Aborted,
-  ): Promise<void> {
-    // Read to the end even once aborted: the task keeps its executor slot until the handler is done.
-    for await (const message of messages) {
-      if (isResponse(message)) await this.#answer(entry, message, signal);
-      else if (!signal.aborted && !entry.answered) await this.#write(message, entry.key);
-    }
-  }
-
-  #answer(entry: Entry, message: JsonRpcResponse, signal: Aborted): Promise<void> | undefined {
-    if (signal.aborted || entry.answered) return;
-    entry.answered = true;
-    return this.#write(message, entry.key);
-  }
-
-  /** Why the executor gave up on a request: answers it unless the client cancelled it or serving failed. */
-  #refused(entry: Entry, error: unknown): void {
-    if (!ExecutorError.is(error)) {
-      this.#internalError(entry, error);
-      return;
-    }
-    const wire = executorWireError(error);
-    if (wire === undefined || entry.answered || this.#destroyed) return;
-    entry.answered = true;
-    this.#output.write({ jsonrpc: '2.0', id: entry.id, error: wire }, entry.key);
-  }
-
-  #internalError(entry: Entry, error: unknown): void {
-    this.#options.onError(error);
-    if (entry.answered || entry.cancel.aborted || this.#failure) return;
-    entry.answered = true;
-    this.#output.write(
-      {
-        jsonrpc: '2.0',
-        id: entry.id,
-        error: { code: ErrorCode.InternalError, message: ERROR_TABLE[ErrorCode.InternalError].message },
-      },
-      entry.key,
-    );
-  }
-
-  #admit(id: RequestId): Entry {
-    const entry: Entry = { id, key: requestKey(id), cancel: new CancelToken(), answered: false };
+  #admit(request: Request): Entry {
+    const entry = new Entry(this.#port, request);
     // Ids must be unique among requests in flight; a duplicate takes over the id for cancellation.
     this.#registry.track(entry.key, entry.cancel);
     this.#active++;
@@ -484,21 +484,10 @@ export class Connection {
     const slot = signal.aborted ? null : executor ? executor.acquireSubscription(this.#owner) : NO_SLOT;
     if (slot === null) {
       subscription.close();
-      if (!signal.aborted) {
-        this.#output.write(
-          {
-            jsonrpc: '2.0',
-            id: entry.id,
-            error: {
-              code: ErrorCode.ServerOverloaded,
-              message: `${ERROR_TABLE[ErrorCode.ServerOverloaded].message}: too many open subscriptions`,
-            },
-          },
-          entry.key,
-        );
-      }
+      if (!signal.aborted) refuse(entry, entry.id, 'SNODO_ERR_SUBSCRIPTION_LIMIT');
       return;
     }
+    entry.answered = true; // the listen request is answered by its stream, then by close()'s result
     let stop!: () => void;
     const stopped = new Promise<undefined>((resolve) => {
       stop = () => resolve(undefined);

@@ -1,34 +1,19 @@
-import { dispatchBatch } from '../dispatch/batch.js';
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
-import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
-import type { Session } from '../dispatch/session.js';
-import { MessageStream } from '../dispatch/stream.js';
+import type { OpenedSubscription } from '../dispatch/outcome.js';
+import { dispatchBatch } from '../engine/batch.js';
+import { CancelToken } from '../engine/cancel-token.js';
+import { type RefusalReason, refusalReason, refusalWireError } from '../engine/refusal.js';
+import { runRequest as runOnEngine } from '../engine/run.js';
 import { ErrorCode } from '../errors/codes.js';
-import { SnodoError } from '../errors/snodo-error.js';
-import { ExecutorError } from '../executor/errors.js';
-import type { SubscriptionSlot } from '../executor/executor.js';
+import type { SubmitOptions, SubscriptionSlot } from '../executor/executor.js';
 import type { RequestId } from '../json/int.js';
-import {
-  errorResponse,
-  isResponse,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-  requestKey,
-} from '../jsonrpc/types.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcResponse, requestKey } from '../jsonrpc/types.js';
 import type { HttpConfig } from './config.js';
 import type { PreparedRequest, SessionRef, Work } from './prepare.js';
-import {
-  emptyResponse,
-  errorHttpResponse,
-  JSON_HEADERS,
-  jsonResponse,
-  refusal,
-  SSE_HEADERS,
-  statusOf,
-} from './responses.js';
-import { mintSessionId } from './sessions.js';
+import { emptyResponse, jsonResponse, refusal, refusedResponse, SSE_HEADERS, statusOf } from './responses.js';
+import { HttpRun, InitializeRun, SessionRun, storeSession } from './run.js';
 import { sseFrames } from './sse.js';
-import type { HttpRequest, HttpResponse, HttpStreamResponse } from './types.js';
+import type { HttpJsonResponse, HttpRequest, HttpResponse, HttpStreamResponse } from './types.js';
 
 type Of<K extends Work['kind']> = Extract<Work, { kind: K }>;
 
@@ -48,32 +33,18 @@ export async function execute(prepared: PreparedRequest): Promise<HttpResponse> 
   try {
     return await run(prepared);
   } catch (error) {
-    if (isControlTimeout(error)) {
+    // A control channel across instances could not reach the one holding the session's work in
+    // its bounded wait: nothing was acknowledged, and the client may try again.
+    if (refusalReason(error) === 'SNODO_ERR_CONTROL_TIMEOUT') {
       const { work } = prepared;
-      return controlTimeout(work.kind === 'request' ? work.message.id : null);
+      return refused(
+        prepared.config,
+        'SNODO_ERR_CONTROL_TIMEOUT',
+        work.kind === 'request' ? work.message.id : null,
+      );
     }
     throw error;
   }
-}
-
-function isControlTimeout(error: unknown): boolean {
-  return SnodoError.is(error) && error.code === 'SNODO_ERR_CONTROL_TIMEOUT';
-}
-
-/**
- * A control channel across instances could not reach the one holding the session's work in its
- * bounded wait: nothing was acknowledged, and the client may try again.
- */
-function controlTimeout(id: RequestId | null): HttpResponse {
-  return refusal(
-    'SNODO_ERR_CONTROL_TIMEOUT',
-    id,
-    'The instance holding this session did not answer: try again',
-    {
-      rpcCode: ErrorCode.InternalError,
-      headers: { ...JSON_HEADERS, 'retry-after': '1' },
-    },
-  );
 }
 
 function run(prepared: PreparedRequest): Promise<HttpResponse> | HttpResponse {
@@ -115,148 +86,85 @@ function baseContext(
 async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promise<HttpResponse> {
   const { runtime, config, request } = prepared;
   const { message, modern, session } = work;
-  const { id } = message;
-  if (!modern && session) return runLegacyRequest(prepared, work, session);
-  const scope = request.cancellationScope;
-  const scoped = scope === undefined ? undefined : trackInScope(config, scope, id, request.signal);
-  const signal = scoped?.signal ?? request.signal;
+  if (!modern && session) return runSessionRequest(prepared, work, session);
   let slot: SubscriptionSlot | null | undefined;
   if (message.method === 'subscriptions/listen') {
     slot = config.executor.acquireSubscription();
-    if (slot === null) {
-      return tooManyStreams(id, 'Too many open subscriptions: try again later');
-    }
+    if (slot === null) return refused(config, 'SNODO_ERR_SUBSCRIPTION_LIMIT', message.id);
   }
-  const context = baseContext(request, work);
-
-  // The task holds its executor slot until the handler is done, streamed or not: a stream's
-  // messages are moved into `relay` (bounded like the source) while the host reads them.
-  let handoff!: (relay: MessageStream) => void;
-  const streamed = new Promise<MessageStream>((resolve) => {
-    handoff = resolve;
-  });
-  const settled = config.executor.submit(
-    async (taskSignal): Promise<Outcome> => {
-      const outcome = await dispatch(runtime, message, { ...context, signal: taskSignal });
-      if (outcome.type !== 'stream') return outcome;
-      const relay = new MessageStream();
-      handoff(relay);
-      await relayAll(outcome.messages, relay);
-      return outcome;
-    },
-    config.requestTimeout === undefined ? { signal } : { signal, timeout: config.requestTimeout },
-  );
-  if (scoped) settled.then(scoped.untrack, scoped.untrack);
-
-  let first: Outcome | MessageStream;
-  try {
-    first = await Promise.race([settled, streamed]);
-  } catch (error) {
-    slot?.release();
-    return failure(config, error, id);
+  const run = new HttpRun(runtime, message, baseContext(request, work), modern);
+  const scope = request.cancellationScope;
+  let signal = request.signal;
+  if (scope !== undefined) {
+    const scoped = trackInScope(config, scope, message.id, signal);
+    signal = scoped.signal;
+    run.untrack = scoped.untrack;
   }
-
-  if (!(first instanceof MessageStream)) {
-    if (first.type === 'subscription') {
-      if (!slot) slot = config.executor.acquireSubscription();
-      if (!slot) {
-        first.subscription.close();
-        return tooManyStreams(id, 'Too many open subscriptions: try again later');
-      }
-      return serveSubscription(config, request, first.subscription, slot);
-    }
-    slot?.release();
-    if (first.type === 'response') {
-      if (first.session && session) await storeSession(config, session.id, first.session);
-      return jsonResponse(statusOf(first.message, modern), first.message);
-    }
-    return emptyResponse(202);
-  }
-
-  const relay = first;
-  slot?.release();
-  settled.then(
-    async (outcome) => {
-      if (outcome.type === 'stream' && outcome.session && session)
-        await storeSession(config, session.id, outcome.session);
-    },
-    (error) => {
-      if (ExecutorError.is(error) && error.code === 'SNODO_ERR_REQUEST_TIMEOUT') relay.end(timedOut(id));
-      else relay.abandon();
-    },
-  );
-  const messages = relay[Symbol.asyncIterator]();
-  const head = await messages.next();
-  if (head.done) return emptyStream();
-  if (isResponse(head.value)) return jsonResponse(statusOf(head.value, modern), head.value);
-  return {
-    status: 200,
-    headers: SSE_HEADERS,
-    events: sseFrames(
-      messages,
-      { keepAliveInterval: config.keepAliveInterval, disconnect: request.signal },
-      head.value,
-    ),
-  };
+  void runOnEngine(config.executor, run, submitOptions(config, signal));
+  return answer(config, request, run, slot);
 }
 
 /**
- * A request of an initialize-based session. Its messages go through `relay` from the start, since
- * a server-initiated request (sampling, elicitation) may come before the handler returns: the
- * first message decides JSON or SSE. The request is registered with the session's local state so
- * that `notifications/cancelled`, DELETE and the client's answers reach it; the disconnect signal
- * is not passed on (a disconnect is not a cancellation on these revisions).
+ * A request of an initialize-based session. It is registered with the session's local state so
+ * that `notifications/cancelled`, DELETE and the client's answers reach it, and a server-initiated
+ * request (sampling, elicitation) made while it runs goes on its own stream: the first message
+ * decides JSON or SSE. The disconnect signal is not passed on (a disconnect is not a cancellation
+ * on these revisions).
  */
-async function runLegacyRequest(
+function runSessionRequest(
   prepared: PreparedRequest,
   work: Of<'request'>,
-  session: NonNullable<Of<'request'>['session']>,
+  session: SessionRef,
 ): Promise<HttpResponse> {
   const { runtime, config, request } = prepared;
   const { message } = work;
-  const { id } = message;
-  const controller = new AbortController();
-  const relay = new MessageStream();
-  const { channel, untrack } = config.local.track(session.id, requestKey(id), controller, relay);
-  const context: DispatchContext = { ...baseContext(request, work), channel };
-  const settled = config.executor.submit(
-    async (signal): Promise<Outcome> => {
-      const outcome = await dispatch(runtime, message, { ...context, signal });
-      if (outcome.type === 'stream') await relayAll(outcome.messages, relay);
-      else if (outcome.type === 'response') {
-        // Stored, and delivered to the session's streams, before the client has the answer: its
-        // next request (on any instance) sees the change (`resources/subscribe`, then updates).
-        if (outcome.session) await storeSession(config, session.id, outcome.session);
-        relay.end(outcome.message);
-      } else relay.abandon();
-      return outcome;
-    },
-    config.requestTimeout === undefined
-      ? { signal: controller.signal }
-      : { signal: controller.signal, timeout: config.requestTimeout },
-  );
-  let refused: unknown;
-  settled.then(
-    async (outcome) => {
-      untrack();
-      // A streamed answer is already sent: a failure to store is lost with it, never unhandled.
-      if (outcome.type === 'stream' && outcome.session)
-        await storeSession(config, session.id, outcome.session).catch(() => undefined);
-    },
-    (error) => {
-      untrack();
-      if (ExecutorError.is(error) && error.code === 'SNODO_ERR_REQUEST_TIMEOUT') {
-        relay.end(timedOut(id));
-      } else {
-        refused = error;
-        relay.abandon();
-      }
-    },
-  );
+  const run = new SessionRun(runtime, message, baseContext(request, work), config, session.id);
+  const cancel = new CancelToken();
+  const { channel, untrack } = config.local.track(session.id, requestKey(message.id), cancel, run);
+  run.context.channel = channel;
+  run.untrack = untrack;
+  void runOnEngine(config.executor, run, submitOptions(config, cancel.signal));
+  return answer(config, request, run);
+}
+
+/** The request's deadline (the executor's unless `requestTimeout` is set) and outside signal. */
+function submitOptions(config: HttpConfig, signal: AbortSignal | undefined): SubmitOptions {
+  const { requestTimeout } = config;
+  if (signal === undefined) return requestTimeout === undefined ? {} : { timeout: requestTimeout };
+  return requestTimeout === undefined ? { signal } : { signal, timeout: requestTimeout };
+}
+
+/**
+ * The HTTP answer of a run, in the form its first message decided (see `HttpRun`). A held
+ * subscription slot goes to a subscription stream, and returns otherwise.
+ */
+async function answer(
+  config: HttpConfig,
+  request: HttpRequest,
+  run: HttpRun,
+  slot?: SubscriptionSlot | null,
+): Promise<HttpResponse> {
+  await run.decided;
+  const { relay, response, outcome } = run;
+  if (outcome?.type === 'subscription' && response === undefined) {
+    const held = slot ?? config.executor.acquireSubscription();
+    if (!held) {
+      outcome.subscription.close();
+      return refused(config, 'SNODO_ERR_SUBSCRIPTION_LIMIT', run.id);
+    }
+    return serveSubscription(config, request, outcome.subscription, held);
+  }
+  slot?.release();
+  // A subscription the engine answered for instead (its deadline passed first) is not served.
+  if (outcome?.type === 'subscription') outcome.subscription.close();
+  if (response !== undefined) {
+    if (run.refused !== undefined) return refusedResponse(run.refused, response, config.overloadRetryAfter);
+    return jsonResponse(statusOf(response, run.modern), response, run.headers);
+  }
+  if (relay === undefined) return outcome?.type === 'none' ? emptyResponse(202) : emptyStream();
   const messages = relay[Symbol.asyncIterator]();
   const head = await messages.next();
-  if (head.done) return refused === undefined ? emptyStream() : failure(config, refused, id);
-  if (isResponse(head.value)) return jsonResponse(200, head.value);
+  if (head.done) return emptyStream();
   return {
     status: 200,
     headers: SSE_HEADERS,
@@ -327,24 +235,12 @@ function serveHeldStream(
   };
 }
 
-async function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>): Promise<HttpResponse> {
+function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>): Promise<HttpResponse> {
   const { runtime, config, request } = prepared;
-  const context = baseContext(request, {});
-  let outcome: Outcome;
-  try {
-    // No disconnect signal: on the initialize-based revisions a disconnect is not a cancellation.
-    outcome = await config.executor.submit(
-      (signal) => dispatch(runtime, work.message, { ...context, signal }),
-      config.requestTimeout === undefined ? {} : { timeout: config.requestTimeout },
-    );
-  } catch (error) {
-    return failure(config, error, work.message.id);
-  }
-  if (outcome.type !== 'response') return emptyResponse(202);
-  if (!outcome.session) return jsonResponse(statusOf(outcome.message, true), outcome.message);
-  const sessionId = mintSessionId();
-  await config.sessions.set(sessionId, outcome.session);
-  return jsonResponse(200, outcome.message, { ...JSON_HEADERS, 'mcp-session-id': sessionId });
+  const run = new InitializeRun(runtime, work.message, baseContext(request, {}), config);
+  // No disconnect signal: on the initialize-based revisions a disconnect is not a cancellation.
+  void runOnEngine(config.executor, run, submitOptions(config, undefined));
+  return answer(config, request, run);
 }
 
 async function runNotification(prepared: PreparedRequest, work: Of<'notification'>): Promise<HttpResponse> {
@@ -429,12 +325,6 @@ async function runBatch(prepared: PreparedRequest, work: Of<'batch'>): Promise<H
   return result.responses.length === 0 ? emptyResponse(202) : jsonResponse(200, result.responses);
 }
 
-/** Stores a changed session, and tells this instance's GET stream of it. */
-async function storeSession(config: HttpConfig, id: string, session: Session): Promise<void> {
-  await config.sessions.set(id, session);
-  await config.local.control.deliver(id, { kind: 'update', session });
-}
-
 /**
  * The standalone GET stream of an initialize-based session, until the client leaves, the session
  * ends (DELETE) or the host shuts down. It holds a subscription slot like `subscriptions/listen`.
@@ -442,7 +332,7 @@ async function storeSession(config: HttpConfig, id: string, session: Session): P
 function runListen(prepared: PreparedRequest, work: Of<'listen'>): HttpResponse {
   const { runtime, config, request } = prepared;
   const slot = config.executor.acquireSubscription();
-  if (!slot) return tooManyStreams(null, 'Too many open streams: try again later');
+  if (!slot) return refused(config, 'SNODO_ERR_SUBSCRIPTION_LIMIT', null);
   const stream = config.local.openStream(
     work.session.id,
     work.session.session,
@@ -460,68 +350,15 @@ async function runDelete(prepared: PreparedRequest, work: Of<'delete'>): Promise
   return emptyResponse(204);
 }
 
-async function relayAll(source: AsyncIterable<JsonRpcMessage>, relay: MessageStream): Promise<void> {
-  let ended = false;
-  for await (const message of source) {
-    if (isResponse(message)) {
-      relay.end(message);
-      ended = true;
-    } else {
-      relay.push(message);
-    }
-  }
-  if (!ended) relay.abandon();
-}
-
-/**
- * An open stream refused over `maxSubscriptions`: 503 with `Retry-After`, as the reference design
- * says (a held stream is capacity a load balancer can find elsewhere).
- */
-function tooManyStreams(id: RequestId | null, message: string): HttpResponse {
-  return {
-    ...refusal('SNODO_ERR_SUBSCRIPTION_LIMIT', id, message, { rpcCode: ErrorCode.ServerOverloaded }),
-    headers: { ...JSON_HEADERS, 'retry-after': '1' },
-  };
-}
-
-/**
- * A request the executor refused: -32000 in a 200, which the official clients read; a 503 with
- * `Retry-After` only when the host asked for it (`overloadRetryAfter`).
- */
-function overloaded(config: HttpConfig, id: RequestId | null, message: string): HttpResponse {
-  const retryAfter = config.overloadRetryAfter;
-  if (retryAfter === undefined) return errorHttpResponse(200, id, ErrorCode.ServerOverloaded, message);
-  return {
-    ...refusal('SNODO_ERR_OVERLOADED', id, message, { rpcCode: ErrorCode.ServerOverloaded }),
-    headers: { ...JSON_HEADERS, 'retry-after': String(retryAfter) },
-  };
-}
-
-function timedOut(id: RequestId): JsonRpcResponse {
-  return errorResponse(id, { code: ErrorCode.RequestTimeout, message: 'Request timed out' });
+/** A request the engine refused (see engine/refusal.ts), as HTTP answers it. */
+function refused(
+  config: HttpConfig,
+  reason: Exclude<RefusalReason, 'SNODO_ERR_CANCELLED'>,
+  id: RequestId | null,
+): HttpJsonResponse {
+  return refusedResponse(reason, errorResponse(id, refusalWireError(reason)), config.overloadRetryAfter);
 }
 
 function emptyStream(): HttpStreamResponse {
   return { status: 200, headers: SSE_HEADERS, events: (async function* () {})() };
-}
-
-/** How an executor refusal reaches the client: a 200 with the JSON-RPC error, as every error but the edge's. */
-function failure(config: HttpConfig, error: unknown, id: RequestId | null): HttpResponse {
-  if (isControlTimeout(error)) return controlTimeout(id);
-  if (ExecutorError.is(error)) {
-    switch (error.code) {
-      case 'SNODO_ERR_OVERLOADED':
-        return overloaded(config, id, 'Server overloaded: try again later');
-      case 'SNODO_ERR_EXECUTOR_CLOSED':
-        return overloaded(config, id, 'Server is shutting down');
-      case 'SNODO_ERR_REQUEST_TIMEOUT':
-        return id === null
-          ? errorHttpResponse(200, null, ErrorCode.RequestTimeout, 'Request timed out')
-          : jsonResponse(200, timedOut(id));
-      case 'SNODO_ERR_CANCELLED':
-        // The client left (2026-07-28) or cancelled (notifications/cancelled): no answer is due.
-        return emptyStream();
-    }
-  }
-  return errorHttpResponse(200, id, ErrorCode.InternalError, 'Internal error');
 }

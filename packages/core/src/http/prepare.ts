@@ -1,7 +1,7 @@
 import { dialectFor } from '../dialects/registry.js';
-import { oversizedBatchError } from '../dispatch/batch.js';
 import { selectRevision } from '../dispatch/select.js';
 import { type Session, sessionServes } from '../dispatch/session.js';
+import { oversizedBatchError } from '../engine/batch.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { RequestId } from '../json/int.js';

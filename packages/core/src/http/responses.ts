@@ -1,3 +1,4 @@
+import type { RefusalReason } from '../engine/refusal.js';
 import { ErrorCode, httpStatusForCode } from '../errors/codes.js';
 import { type CoreErrorCode, statusFor } from '../errors/table.js';
 import { encodeJson } from '../json/index.js';
@@ -49,6 +50,35 @@ export function refusal(
 ): HttpJsonResponse {
   const { rpcCode = ErrorCode.InvalidRequest, data, headers } = options;
   return errorHttpResponse(statusFor(reason), id, rpcCode, message, data, headers);
+}
+
+/**
+ * The refusals HTTP answers with an HTTP error, by reason: the status of the reason's row in core's
+ * error table (503) and this `Retry-After`, for load balancers that route on status. Overload does
+ * so only when the host set `overloadRetryAfter`.
+ */
+const RETRY_AFTER: {
+  readonly [R in RefusalReason]?: (overloadRetryAfter: number | undefined) => number | undefined;
+} = {
+  SNODO_ERR_OVERLOADED: (seconds) => seconds,
+  SNODO_ERR_EXECUTOR_CLOSED: (seconds) => seconds,
+  SNODO_ERR_SUBSCRIPTION_LIMIT: () => 1,
+  SNODO_ERR_CONTROL_TIMEOUT: () => 1,
+};
+
+/**
+ * A request the engine answered instead of its handler (`response` carries the error the engine's
+ * refusal mapping gave): an HTTP error where `RETRY_AFTER` says so, otherwise a 200 carrying the
+ * JSON-RPC error, the form the official clients read.
+ */
+export function refusedResponse(
+  reason: RefusalReason,
+  response: JsonRpcResponse,
+  overloadRetryAfter: number | undefined,
+): HttpJsonResponse {
+  const retryAfter = RETRY_AFTER[reason]?.(overloadRetryAfter);
+  if (retryAfter === undefined) return jsonResponse(200, response);
+  return jsonResponse(statusFor(reason), response, { ...JSON_HEADERS, 'retry-after': String(retryAfter) });
 }
 
 export function emptyResponse(

@@ -3,7 +3,8 @@ import { type ClientRequestChannel, ClientRequestError } from '../dispatch/input
 import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
 import { type ControlChannel, type ControlMessage, MemoryControlChannel } from '../engine/control.js';
-import { RequestRegistry } from '../engine/registry.js';
+import { type Cancellable, RequestRegistry } from '../engine/registry.js';
+import type { RequestSink } from '../engine/run.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import { COMMON_RULES, option } from '../limits/validate.js';
@@ -124,7 +125,7 @@ export function plausibleSessionId(id: string): boolean {
  * from another instance.
  */
 export class LocalSession {
-  readonly relays = new Map<string, MessageStream>();
+  readonly relays = new Map<string, RequestSink>();
   readonly streams = new Set<{ close(): void; push(message: JsonRpcMessage): boolean }>();
   /** The session as this instance last stored it (what the GET stream filters by). */
   current: Session | undefined;
@@ -198,16 +199,16 @@ export class LocalSessions {
   track(
     sessionId: string,
     requestKey: string,
-    controller: AbortController,
-    relay?: MessageStream,
+    request: Cancellable,
+    relay?: RequestSink,
   ): { channel: ClientRequestChannel; untrack: () => void } {
     const session = this.#local(sessionId);
-    session.registry.track(requestKey, controller);
+    session.registry.track(requestKey, request);
     if (relay) session.relays.set(requestKey, relay);
     return {
       channel: session.registry.clientRequests.channel,
       untrack: () => {
-        session.registry.untrack(requestKey, controller);
+        session.registry.untrack(requestKey, request);
         if (relay && session.relays.get(requestKey) === relay) session.relays.delete(requestKey);
         if (session.idle) session.detach();
       },

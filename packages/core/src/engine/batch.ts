@@ -1,18 +1,16 @@
 import { dialectFor } from '../dialects/registry.js';
+import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
+import type { Outcome } from '../dispatch/outcome.js';
+import type { Session } from '../dispatch/session.js';
 import { ERROR_TABLE, ErrorCode } from '../errors/codes.js';
-import { executorWireError } from '../errors/executor-errors.js';
 import { ProtocolError } from '../errors/protocol-error.js';
+import type { SubmitOptions } from '../executor/executor.js';
+import type { RequestId } from '../json/int.js';
 import type { DecodedSingle } from '../jsonrpc/decode.js';
-import {
-  errorResponse,
-  type JsonRpcErrorObject,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-} from '../jsonrpc/types.js';
+import { errorResponse, type JsonRpcErrorObject, type JsonRpcResponse } from '../jsonrpc/types.js';
 import { DEFAULT_MAX_BATCH_ITEMS } from '../limits/defaults.js';
 import type { Runtime } from '../router/runtime.js';
-import { type DispatchContext, dispatch } from './dispatch.js';
-import type { Session } from './session.js';
+import { type Admission, type RunnableRequest, runRequest } from './run.js';
 
 export interface BatchOutcome {
   /** One response per request of the batch, in order; empty when the batch held only notifications and responses. */
@@ -80,42 +78,77 @@ export async function dispatchBatch(
   const tooMany = oversizedBatchError(items.length, options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS);
   if (tooMany) return { responses: [errorResponse(null, tooMany)], refused: true };
   const admit: BatchAdmit = options.admit ?? ((task) => task(context.signal ?? NEVER_ABORTED));
-  let session = context.session;
-
-  const run = async (item: DecodedSingle, signal?: AbortSignal): Promise<JsonRpcResponse | undefined> => {
-    const itemContext = { ...context, session };
-    if (signal !== undefined) itemContext.signal = signal;
-    const outcome = await dispatch(runtime, item, itemContext);
-    if ('session' in outcome && outcome.session) session = outcome.session;
-    if (outcome.type === 'response') return outcome.message;
-    if (outcome.type === 'stream') return lastResponse(outcome.messages);
-    return undefined;
-  };
+  const batch: BatchRun = { runtime, context, session: context.session, admission: { submit: admit } };
   const responses = await Promise.all(
-    items.map((item): Promise<JsonRpcResponse | undefined> => {
-      if (item.kind !== 'request') return run(item);
+    items.map((item): Promise<JsonRpcResponse | undefined> | JsonRpcResponse | undefined => {
+      if (item.kind !== 'request') return runOther(batch, item);
       if (item.method === 'initialize') {
-        return Promise.resolve(
-          errorResponse(item.id, {
-            code: ErrorCode.InvalidRequest,
-            message: 'initialize must not be part of a JSON-RPC batch',
-          }),
-        );
+        return errorResponse(item.id, {
+          code: ErrorCode.InvalidRequest,
+          message: 'initialize must not be part of a JSON-RPC batch',
+        });
       }
-      return admit((signal) => run(item, signal)).catch((error: unknown) => {
-        const wire = executorWireError(error);
-        return wire === undefined ? undefined : errorResponse(item.id, wire);
-      });
+      const run = new BatchItem(batch, item);
+      return runRequest(batch.admission, run, NO_OPTIONS).then(() => run.response);
     }),
   );
   const kept = responses.filter((response): response is JsonRpcResponse => response !== undefined);
+  const { session } = batch;
   return session === context.session ? { responses: kept } : { responses: kept, session };
 }
 
-const NEVER_ABORTED = new AbortController().signal;
-
-async function lastResponse(messages: AsyncIterable<JsonRpcMessage>): Promise<JsonRpcResponse | undefined> {
-  let last: JsonRpcMessage | undefined;
-  for await (const message of messages) last = message;
-  return last && 'id' in last ? (last as JsonRpcResponse) : undefined;
+/** What the items of one batch share: the session as the items before them left it. */
+interface BatchRun {
+  readonly runtime: Runtime;
+  readonly context: DispatchContext;
+  session: Session | undefined;
+  readonly admission: Admission;
 }
+
+/** A notification (or a client's response) in a batch: dispatched at once, answered by nothing. */
+async function runOther(batch: BatchRun, item: DecodedSingle): Promise<undefined> {
+  const outcome = await dispatch(batch.runtime, item, { ...batch.context, session: batch.session });
+  if ('session' in outcome && outcome.session) batch.session = outcome.session;
+  return undefined;
+}
+
+/**
+ * One request item of a batch, run by the engine like a single request. The notifications it
+ * streams (progress) are dropped, since a JSON batch response has no place for them.
+ */
+class BatchItem implements RunnableRequest {
+  response: JsonRpcResponse | undefined;
+
+  constructor(
+    readonly batch: BatchRun,
+    readonly item: Extract<DecodedSingle, { kind: 'request' }>,
+  ) {}
+
+  get id(): RequestId {
+    return this.item.id;
+  }
+
+  dispatch(signal: AbortSignal): Promise<Outcome> {
+    const { batch } = this;
+    // The session as the items before it left it when it starts.
+    return dispatch(batch.runtime, this.item, { ...batch.context, session: batch.session, signal });
+  }
+
+  adopt(outcome: Outcome): void {
+    if ('session' in outcome && outcome.session) this.batch.session = outcome.session;
+  }
+
+  push(): void {}
+
+  end(response: JsonRpcResponse): void {
+    this.response ??= response;
+  }
+
+  abandon(): void {}
+
+  settled(): void {}
+}
+
+/** A batch item's deadline and signal are the host's `admit`'s to give. */
+const NO_OPTIONS: SubmitOptions = Object.freeze({});
+const NEVER_ABORTED = new AbortController().signal;

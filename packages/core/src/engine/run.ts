@@ -1,0 +1,123 @@
+import type { Outcome } from '../dispatch/outcome.js';
+import type { SubmitOptions } from '../executor/executor.js';
+import type { RequestId } from '../json/int.js';
+import { errorResponse, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../jsonrpc/types.js';
+import { type RefusalReason, refusalReason, refusalWireError } from './refusal.js';
+
+/**
+ * Where one request's messages go, in order: its notifications (progress, log messages,
+ * server→client requests), then one answer, or none. The connection engine writes them to its
+ * output; HTTP answers the response alone as JSON, or opens a bounded `MessageStream` at the first
+ * notification and serves it as SSE.
+ */
+export interface RequestSink {
+  /** A notification of the request. A returned promise holds the request back until it settles (backpressure). */
+  push(message: JsonRpcMessage): void | boolean | Promise<void>;
+  /**
+   * The request's answer; `refused` is set when the engine answers instead of the handler (HTTP
+   * picks the status by it). Calls after the first answer or `abandon` are ignored.
+   */
+  end(response: JsonRpcResponse, refused?: RefusalReason): void | Promise<void>;
+  /** No answer is due: the client cancelled or left (or the handler produced none). */
+  abandon(): void;
+}
+
+/** One request as the engine runs it: the adapter's context and session, the engine's admission and delivery. */
+export interface RunnableRequest extends RequestSink {
+  readonly id: RequestId;
+  /** Dispatches the request with the task's signal (the adapter's context: session, auth, channel). */
+  dispatch(signal: AbortSignal): Promise<Outcome>;
+  /**
+   * The outcome is known, before any of it is delivered: adopt or store its session here (awaited,
+   * so a changed session is stored before the answer is released), take a subscription.
+   */
+  adopt(outcome: Outcome, signal: AbortSignal): void | Promise<void>;
+  /**
+   * The run is over: with its outcome once the task returned, or with the error the executor (or
+   * the run) failed with, after the sink got the answer the refusal mapping gives.
+   */
+  settled(outcome: Outcome | undefined, error: unknown): void;
+}
+
+/** What admits a task with its deadline and outside signal: an `Executor`, or a connection that paces. */
+export interface Admission {
+  submit<T>(task: (signal: AbortSignal) => Promise<T>, options: SubmitOptions): Promise<T>;
+}
+
+/** What delivery reads of a signal: an AbortSignal, or a request's own CancelToken. */
+export interface Aborted {
+  readonly aborted: boolean;
+}
+
+/**
+ * Runs one request: admitted with `options` (deadline, outside signal, owner), dispatched,
+ * adopted, and delivered to its sink; resolves once it has settled (never rejects).
+ *
+ *   admit ─► dispatch ─► adopt ─► response ──────────────────────► end(response)
+ *                                 stream: push(n)… ─► end(response)        (the task holds its slot
+ *                                 subscription / none: the adapter's       until the handler is done)
+ *   refused / deadline / cancel / failure ─► refusal mapping ─► end(error, reason) | abandon()
+ *
+ * After the task's signal aborted (cancel, deadline, teardown) nothing more of the handler's
+ * messages reaches the sink: the deadline's -32001 (or the refusal's error) is its last word, and a
+ * cancel leaves it without one.
+ */
+export async function runRequest(
+  admission: Admission,
+  request: RunnableRequest,
+  options: SubmitOptions,
+): Promise<void> {
+  let outcome: Outcome;
+  try {
+    outcome = await admission.submit((signal) => execute(request, signal), options);
+  } catch (error) {
+    refuse(request, request.id, refusalReason(error));
+    request.settled(undefined, error);
+    return;
+  }
+  request.settled(outcome, undefined);
+}
+
+async function execute(request: RunnableRequest, signal: AbortSignal): Promise<Outcome> {
+  const outcome = await request.dispatch(signal);
+  const adopted = request.adopt(outcome, signal);
+  if (adopted !== undefined) await adopted;
+  const delivered = deliver(outcome, request, signal);
+  if (delivered !== undefined) await delivered;
+  return outcome;
+}
+
+/**
+ * Delivers a response or stream outcome to `sink`, in order; nothing once `signal` aborted. A
+ * stream is read to its end even then: whoever awaits this holds the request's executor slot until
+ * the handler is done.
+ */
+export function deliver(outcome: Outcome, sink: RequestSink, signal: Aborted): void | Promise<void> {
+  if (outcome.type === 'response') return signal.aborted ? undefined : sink.end(outcome.message);
+  if (outcome.type === 'stream') return relay(outcome.messages, sink, signal);
+}
+
+async function relay(
+  messages: AsyncIterable<JsonRpcMessage>,
+  sink: RequestSink,
+  signal: Aborted,
+): Promise<void> {
+  let answered = false;
+  for await (const message of messages) {
+    if (signal.aborted) continue;
+    let written: void | boolean | Promise<void>;
+    if (isResponse(message)) {
+      answered = true;
+      written = sink.end(message);
+    } else written = sink.push(message);
+    if (typeof written === 'object') await written;
+  }
+  if (!answered && !signal.aborted) sink.abandon();
+}
+
+/** Ends `sink` with the error `reason` maps to, or leaves it unanswered (a cancel): the one refusal mapping. */
+export function refuse(sink: RequestSink, id: RequestId, reason: RefusalReason): void {
+  const wire = refusalWireError(reason);
+  if (wire === undefined) sink.abandon();
+  else void sink.end(errorResponse(id, wire), reason);
+}
