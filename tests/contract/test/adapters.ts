@@ -32,6 +32,8 @@ export interface Probe {
   readonly started: number;
   readonly aborted: number;
   readonly running: number;
+  /** `chatty` handlers that returned. */
+  readonly chatted: number;
   readonly executor?: { readonly running: number; readonly subscriptions: number };
   /** stdio: the child's exit code and the code of the error `serve` rejected with, if it did. */
   readonly code?: number;
@@ -47,6 +49,11 @@ export interface Served {
    * process (stdio), its state as it exited, checked once.
    */
   settled(done: (probe: Probe) => boolean): Promise<Probe>;
+  /**
+   * The server's state once `done` holds, while it runs: the same as `settled` in this process; for
+   * stdio, the state lines the child writes on stderr after each change (no executor counts).
+   */
+  observed(done: (probe: Probe) => boolean): Promise<Probe>;
   close(): Promise<void>;
 }
 
@@ -105,6 +112,7 @@ function inProcess({ writeTimeout: _stdioOnly, ...bounds }: Bounds): {
 
 const CHILD = fileURLToPath(new URL('./fixtures/stdio-child.mjs', import.meta.url));
 const EXIT_LINE = /^contract-exit (.*)$/m;
+const STATE_LINE = /^contract-state (.*)$/gm;
 
 export const ADAPTERS: readonly Adapter[] = [
   {
@@ -116,6 +124,8 @@ export const ADAPTERS: readonly Adapter[] = [
     },
     async start(bounds = {}) {
       let stderr = '';
+      const watch = new Watch();
+      let live: Probe | undefined;
       let exited: (text: string) => void = () => {};
       const exit = new Promise<string>((resolve) => {
         exited = resolve;
@@ -131,6 +141,10 @@ export const ADAPTERS: readonly Adapter[] = [
         connectOptions: {
           onStderr: (text) => {
             stderr += text;
+            // Whole lines only: a chunk may end inside one.
+            const whole = stderr.slice(0, stderr.lastIndexOf('\n') + 1);
+            for (const state of whole.matchAll(STATE_LINE)) live = JSON.parse(state[1] as string) as Probe;
+            watch.changed();
             const line = EXIT_LINE.exec(stderr);
             if (line) exited(line[1] as string);
           },
@@ -142,6 +156,11 @@ export const ADAPTERS: readonly Adapter[] = [
           if (!done(state)) throw new Error(`the stdio child exited in state ${JSON.stringify(state)}`);
           return state;
         },
+        observed: async (done) =>
+          (await watch.until(
+            () => live,
+            (state) => state !== undefined && done(state),
+          )) as Probe,
         close: async () => {},
       };
     },
@@ -154,7 +173,7 @@ export const ADAPTERS: readonly Adapter[] = [
     async start(bounds = {}) {
       const { runtime, executor, settled } = inProcess(bounds);
       const server = await listen({ runtime, port: 0, executor });
-      return { target: { http: server.url() }, settled, close: () => server.close() };
+      return { target: { http: server.url() }, settled, observed: settled, close: () => server.close() };
     },
   },
   {
@@ -171,6 +190,7 @@ export const ADAPTERS: readonly Adapter[] = [
       return {
         target: { http: `http://127.0.0.1:${port}/mcp` },
         settled,
+        observed: settled,
         close: async () => {
           app.server.closeAllConnections();
           await app.close();
@@ -233,6 +253,7 @@ export const ADAPTERS: readonly Adapter[] = [
       return {
         target: { http: url },
         settled,
+        observed: settled,
         close: async () => {
           await stop(server);
           await handler.close();
@@ -252,6 +273,7 @@ export const ADAPTERS: readonly Adapter[] = [
       return {
         target: { http: url },
         settled,
+        observed: settled,
         close: async () => {
           await stop(server);
           await handler.close();
@@ -267,11 +289,8 @@ export const ADAPTERS: readonly Adapter[] = [
     async start() {
       const watch = new Watch();
       const { runtime, state } = contractServer(() => watch.changed());
-      return {
-        target: { direct: runtime },
-        settled: (done) => watch.until(() => ({ ...state }), done),
-        close: async () => {},
-      };
+      const settled: Served['settled'] = (done) => watch.until(() => ({ ...state }), done);
+      return { target: { direct: runtime }, settled, observed: settled, close: async () => {} };
     },
   },
 ];

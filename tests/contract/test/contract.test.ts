@@ -179,6 +179,92 @@ const SLOW_READER: Record<Wire, { name: string; run(adapter: Adapter, revision: 
     },
   };
 
+/** Progress steps a slow reader's call streams: ~24 MB of ~4 kB steps, far more than sockets, a pipe or a request's buffer hold. */
+const CHATTER = 6_000;
+
+/** The progress steps of `messages` (read in order) and the answer that came last. */
+function progressOf(messages: unknown[]): { steps: number[]; last: unknown } {
+  const steps = messages
+    .filter((message) => (message as { method?: string }).method === 'notifications/progress')
+    .map((message) => (message as { params: { progress: number } }).params.progress);
+  return { steps, last: messages.at(-1) };
+}
+
+const ascending = (steps: number[]) =>
+  steps.every((step, index) => index === 0 || step > (steps[index - 1] as number));
+
+/** The answer of `chatty` to the call `id`. */
+const chattyAnswer = (id: string) => ({
+  id,
+  result: { content: [{ type: 'text', text: String(CHATTER) }] },
+});
+
+/** What a reader that stops reading a call's progress stream meets, by wire. */
+const SLOW_PROGRESS: Record<
+  Wire,
+  { name: string; run(adapter: Adapter, revision: Revision): Promise<void> }
+> = {
+  http: {
+    name: "the request's buffer (1,024 messages) drops the steps that do not fit, the handler ends and its slot returns while the reader is stalled, and the answer arrives last",
+    async run(adapter, revision) {
+      const { server, peer } = await openRaw(adapter, revision);
+      const slow = await (peer as HttpPeer).slowCall('chatty', 'chatty', { count: CHATTER });
+      // Done though its reader has read nothing: the steps wait in the bounded buffer, not in the task.
+      await server.settled((state) => state.chatted === 1 && idle(state));
+      const { steps, last } = progressOf(await slow.drain());
+      expect(last).toMatchObject(chattyAnswer('chatty'));
+      expect(steps.length).toBeGreaterThan(0);
+      expect(steps.length).toBeLessThan(CHATTER);
+      expect(ascending(steps)).toBe(true);
+    },
+  },
+  stdio: {
+    name: "the output blocks, the request's buffer (1,024 messages) drops the steps that do not fit while the handler runs to its end, and the answer arrives last once the reader reads again",
+    async run(adapter, revision) {
+      const { server, peer } = await openRaw(adapter, revision, { writeTimeout: 25_000 });
+      const stdio = peer as StdioPeer;
+      stdio.stopReading();
+      stdio.write({
+        jsonrpc: '2.0',
+        id: 'chatty',
+        method: 'tools/call',
+        params: {
+          name: 'chatty',
+          arguments: { count: CHATTER },
+          _meta:
+            revision === '2026-07-28'
+              ? { ...modernMeta(revision), progressToken: 'chatty' }
+              : { progressToken: 'chatty' },
+        },
+      });
+      await server.observed((state) => state.chatted === 1);
+      stdio.resumeReading();
+      const { steps, last } = progressOf(await stdio.readUntil('chatty'));
+      expect(last).toMatchObject(chattyAnswer('chatty'));
+      expect(steps.length).toBeGreaterThan(0);
+      expect(steps.length).toBeLessThan(CHATTER);
+      expect(ascending(steps)).toBe(true);
+      await stdio.close();
+      expect(await server.settled(idle)).toMatchObject({ chatted: 1, executor: { running: 0 } });
+    },
+  },
+  direct: {
+    name: 'in process nothing backs up (onProgress is called as each step is written): every step arrives in order, then the answer',
+    async run(adapter, revision) {
+      const { client, server } = await openWith(adapter, revision);
+      const steps: number[] = [];
+      const result = await client.callTool(
+        'chatty',
+        { count: CHATTER },
+        { onProgress: ({ progress }) => steps.push(progress) },
+      );
+      expect(text(result)).toBe(String(CHATTER));
+      expect(steps).toEqual(Array.from({ length: CHATTER }, (_, index) => index + 1));
+      expect(await server.settled((state) => state.chatted === 1)).toMatchObject({ running: 0 });
+    },
+  },
+};
+
 describe.each(ADAPTERS)('$name', (adapter) => {
   describe.each(REVISIONS)('%s', (revision) => {
     it('progress notifications come before the result, in order', async () => {
@@ -309,6 +395,10 @@ describe.each(ADAPTERS)('$name', (adapter) => {
 
     it(`a subscriber that stops reading: ${SLOW_READER[adapter.wire].name}`, async () => {
       await SLOW_READER[adapter.wire].run(adapter, revision);
+    });
+
+    it(`a reader that stops reading a call's progress stream: ${SLOW_PROGRESS[adapter.wire].name}`, async () => {
+      await SLOW_PROGRESS[adapter.wire].run(adapter, revision);
     });
 
     if (adapter.wire === 'http' && revision !== '2026-07-28') {

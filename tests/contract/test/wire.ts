@@ -33,6 +33,12 @@ export interface SlowSubscription {
   drain(): Promise<unknown[]>;
 }
 
+/** A call whose answer stream this peer leaves unread until `drain`. */
+export interface SlowCall {
+  /** Reads the answer stream to its end; resolves with its messages, in order. */
+  drain(): Promise<unknown[]>;
+}
+
 /** The `_meta` a 2026-07-28 request carries (it has no session to hold them). */
 export const modernMeta = (revision: string) => ({
   'io.modelcontextprotocol/protocolVersion': revision,
@@ -129,31 +135,42 @@ export class HttpPeer implements RawPeer {
           params: { notifications: { resourceSubscriptions: [uri] }, _meta: modernMeta(this.revision) },
         })
       : undefined;
-    const request = httpRequest(this.url, {
-      method: modern ? 'POST' : 'GET',
-      headers: modern
+    const response = await unread(
+      this.url,
+      modern
         ? { ...this.headers(), 'mcp-method': 'subscriptions/listen' }
         : { ...this.headers(), accept: 'text/event-stream' },
-    });
-    request.end(body);
-    const [response] = (await once(request, 'response')) as [IncomingMessage];
-    if (response.statusCode !== 200) {
-      let text = '';
-      for await (const chunk of response) text += String(chunk);
-      throw new Error(`the slow stream got ${response.statusCode}: ${text}`);
-    }
+      body,
+    );
     return {
       async drain() {
-        let text = '';
-        response.setEncoding('utf8');
-        try {
-          for await (const chunk of response) text += chunk;
-        } catch {
-          // The server may cut the stream instead of ending it: the events that arrived whole count.
-        }
+        const text = await readAll(response);
+        // The server may cut the stream instead of ending it: the events that arrived whole count.
         return sseMessages(text.slice(0, text.lastIndexOf('\n\n') + 1));
       },
     };
+  }
+
+  /**
+   * A `tools/call` of `name` asking for progress (token `id`), whose answer stream this peer
+   * leaves unread: the server's writes back up to it.
+   */
+  async slowCall(id: string, name: string, args: Record<string, unknown>): Promise<SlowCall> {
+    const modern = this.revision === '2026-07-28';
+    const meta = modern ? { ...modernMeta(this.revision), progressToken: id } : { progressToken: id };
+    const response = await unread(
+      this.url,
+      modern ? { ...this.headers(), 'mcp-method': 'tools/call', 'mcp-name': name } : this.headers(),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args, _meta: meta },
+      }),
+    );
+    if (!String(response.headers['content-type']).startsWith('text/event-stream'))
+      throw new Error(`the slow call got ${response.headers['content-type']}: ${await readAll(response)}`);
+    return { drain: async () => sseMessages(await readAll(response)) };
   }
 
   async delete(): Promise<number> {
@@ -163,6 +180,35 @@ export class HttpPeer implements RawPeer {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * Sends one request with node:http, whose client stops reading the socket once its small buffer is
+ * full (until the body is read), and resolves with the response once its head arrived (200 only).
+ */
+async function unread(
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<IncomingMessage> {
+  const request = httpRequest(url, { method: body === undefined ? 'GET' : 'POST', headers });
+  request.end(body);
+  const [response] = (await once(request, 'response')) as [IncomingMessage];
+  if (response.statusCode !== 200)
+    throw new Error(`the slow stream got ${response.statusCode}: ${await readAll(response)}`);
+  return response;
+}
+
+/** The body's text until it ends, or until the server cuts it. */
+async function readAll(response: IncomingMessage): Promise<string> {
+  let text = '';
+  response.setEncoding('utf8');
+  try {
+    for await (const chunk of response) text += chunk;
+  } catch {
+    // Cut by the server: what arrived is the text.
+  }
+  return text;
 }
 
 export class StdioPeer implements RawPeer {
@@ -195,6 +241,24 @@ export class StdioPeer implements RawPeer {
   stopReading(): void {
     this.#reader.pause();
     this.#child.stdout?.pause();
+  }
+
+  /** Reads the child's stdout again after `stopReading`. */
+  resumeReading(): void {
+    this.#child.stdout?.resume();
+    this.#reader.resume();
+  }
+
+  /** Reads lines until the response to `id`; resolves with every message read, that response last. */
+  async readUntil(id: unknown): Promise<unknown[]> {
+    const messages: unknown[] = [];
+    for (;;) {
+      const next = await this.#lines.next();
+      if (next.done) throw new Error('the stdio child closed its output');
+      const message = JSON.parse(next.value) as { id?: unknown; method?: unknown };
+      messages.push(message);
+      if (message.id === id && message.method === undefined) return messages;
+    }
   }
 
   /** A subscription to `uri` (2026-07-28 `subscriptions/listen`; before, `resources/subscribe`). */
