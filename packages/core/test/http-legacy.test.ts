@@ -367,6 +367,19 @@ describe('cancellation on the initialize-based revisions', () => {
   });
 });
 
+describe('a session store that fails', () => {
+  it('while initialize stores the new session: the failure is the host’s (handle rejects, a host answers 500), never a 200 without a session', async () => {
+    const sessionStore = {
+      get: () => undefined,
+      set: () => Promise.reject(new Error('store down')),
+      delete: () => undefined,
+    };
+    await expect(
+      post(httpServer(), initialize('2025-06-18'), LEGACY_HEADERS, { sessionStore }),
+    ).rejects.toThrow('store down');
+  });
+});
+
 describe('MemorySessionStore', () => {
   const session = createSession('2025-06-18', {}, undefined);
 

@@ -10,8 +10,17 @@ import type { RequestId } from '../json/int.js';
 import { errorResponse, type JsonRpcMessage, type JsonRpcResponse, requestKey } from '../jsonrpc/types.js';
 import type { HttpConfig } from './config.js';
 import type { PreparedRequest, SessionRef, Work } from './prepare.js';
-import { emptyResponse, jsonResponse, refusal, refusedResponse, SSE_HEADERS, statusOf } from './responses.js';
+import {
+  emptyResponse,
+  JSON_HEADERS,
+  jsonResponse,
+  refusal,
+  refusedResponse,
+  SSE_HEADERS,
+  statusOf,
+} from './responses.js';
 import { HttpRun, InitializeRun, SessionRun, storeSession } from './run.js';
+import { mintSessionId } from './sessions.js';
 import { sseFrames } from './sse.js';
 import type { HttpJsonResponse, HttpRequest, HttpResponse, HttpStreamResponse } from './types.js';
 
@@ -235,11 +244,17 @@ function serveHeldStream(
   };
 }
 
-function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>): Promise<HttpResponse> {
+async function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>): Promise<HttpResponse> {
   const { runtime, config, request } = prepared;
-  const run = new InitializeRun(runtime, work.message, baseContext(request, {}), config);
+  const run = new InitializeRun(runtime, work.message, baseContext(request, {}));
   // No disconnect signal: on the initialize-based revisions a disconnect is not a cancellation.
   void runOnEngine(config.executor, run, submitOptions(config, undefined));
+  await run.decided;
+  if (run.created !== undefined && run.response !== undefined && run.refused === undefined) {
+    const sessionId = mintSessionId();
+    await config.sessions.set(sessionId, run.created);
+    run.headers = { ...JSON_HEADERS, 'mcp-session-id': sessionId };
+  }
   return answer(config, request, run);
 }
 

@@ -10,7 +10,6 @@ import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/types.js';
 import type { Runtime } from '../router/runtime.js';
 import type { HttpConfig } from './config.js';
 import { JSON_HEADERS } from './responses.js';
-import { mintSessionId } from './sessions.js';
 
 type RequestMessage = Extract<DecodedSingle, { kind: 'request' }>;
 
@@ -126,22 +125,20 @@ export class SessionRun extends HttpRun {
   }
 }
 
-/** `initialize`: the session it creates is stored under a new id, sent with the answer. */
+/**
+ * `initialize`: the session it creates is kept for the adapter, which stores it under a new id
+ * outside the run (a failing store is the host's failure, not the request's) and sends the id.
+ */
 export class InitializeRun extends HttpRun {
-  constructor(
-    runtime: Runtime,
-    message: RequestMessage,
-    context: DispatchContext,
-    readonly config: HttpConfig,
-  ) {
+  created: Session | undefined;
+
+  constructor(runtime: Runtime, message: RequestMessage, context: DispatchContext) {
     super(runtime, message, context, true);
   }
 
-  override async adopt(outcome: Outcome): Promise<void> {
-    if (outcome.type !== 'response' || !outcome.session) return super.adopt(outcome);
-    const sessionId = mintSessionId();
-    await this.config.sessions.set(sessionId, outcome.session);
-    this.headers = { ...JSON_HEADERS, 'mcp-session-id': sessionId };
+  override adopt(outcome: Outcome): void {
+    if (outcome.type === 'response') this.created = outcome.session;
+    super.adopt(outcome);
   }
 }
 
