@@ -161,6 +161,32 @@ describe('cancellation, overload and deadlines (2026-07-28)', () => {
       );
   });
 
+  it('a stream the executor gives up on after its first notification ends with the error it maps to, never silently', async () => {
+    const probe = newProbe();
+    const runtime = httpServer(probe);
+    const executor = new Executor();
+    const message = modernMessage('tools/call', { name: 'steps' }, { progressToken: 'p1' });
+    const response = await handle(
+      runtime,
+      httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message) }),
+      { executor },
+    );
+    expect(isStreamResponse(response)).toBe(true);
+    executor.destroy();
+    const answer = await read(response);
+    probe.release.open();
+    expect(answer.events.map((e) => e.method ?? 'response')).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'response',
+    ]);
+    expect(answer.body).toEqual({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: { code: -32000, message: 'Server overloaded: the executor is closed' },
+    });
+  });
+
   it('a request past its deadline gets -32001', async () => {
     const runtime = httpServer();
     const message = modernMessage('tools/call', { name: 'sleep' });
