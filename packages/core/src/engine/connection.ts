@@ -162,9 +162,10 @@ const NO_SLOT: SubscriptionSlot = { release() {} };
  *            └─ batch ──► each request item admitted like a request; one array written
  *
  * Invariants: every admitted request ends in exactly one written response (its own, or what the
- * refusal mapping of refusal.ts gives: -32001 timed out, -32000 once the executor is closed) unless the client cancelled it or the connection was
- * destroyed; a cancelled request's handler may finish, but its response is dropped (the task's
- * signal is aborted, and every write checks it). `receive` returns a promise while the output is
+ * refusal mapping of refusal.ts gives: -32001 timed out, -32000 once the executor is closed)
+ * unless the client cancelled it or the connection was destroyed; a cancelled request's handler
+ * may finish, but its response is dropped (the task's signal is aborted, and every write checks
+ * it). `receive` returns a promise while the output is
  * blocked or a request waits for room in a full executor: the adapter reads nothing more until it
  * settles (backpressure, never -32000 for a full queue).
  */
