@@ -22,16 +22,20 @@ export interface RequestSink {
   abandon(): void;
 }
 
-/** One request as the engine runs it: the adapter's context and session, the engine's admission and delivery. */
-export interface RunnableRequest extends RequestSink {
+/**
+ * One request as the engine runs it: the adapter's context and session, the engine's admission and
+ * delivery. `S` is what the admission hands the task for its cancellation (an AbortSignal from an
+ * `Executor`); the engine reads only its `aborted`.
+ */
+export interface RunnableRequest<S extends Aborted = AbortSignal> extends RequestSink {
   readonly id: RequestId;
   /** Dispatches the request with the task's signal (the adapter's context: session, auth, channel). */
-  dispatch(signal: AbortSignal): Promise<Outcome>;
+  dispatch(signal: S): Promise<Outcome>;
   /**
    * The outcome is known, before any of it is delivered: adopt or store its session here (awaited,
    * so a changed session is stored before the answer is released), take a subscription.
    */
-  adopt(outcome: Outcome, signal: AbortSignal): void | Promise<void>;
+  adopt(outcome: Outcome, signal: S): void | Promise<void>;
   /**
    * The run is over: with its outcome once the task returned, or with the error the executor (or
    * the run) failed with, after the sink got the answer the refusal mapping gives.
@@ -40,8 +44,8 @@ export interface RunnableRequest extends RequestSink {
 }
 
 /** What admits a task with its deadline and outside signal: an `Executor`, or a connection that paces. */
-export interface Admission {
-  submit<T>(task: (signal: AbortSignal) => Promise<T>, options: SubmitOptions): Promise<T>;
+export interface Admission<S extends Aborted = AbortSignal> {
+  submit<T>(task: (signal: S) => Promise<T>, options: SubmitOptions): Promise<T>;
 }
 
 /** What delivery reads of a signal: an AbortSignal, or a request's own CancelToken. */
@@ -62,9 +66,9 @@ export interface Aborted {
  * messages reaches the sink: the deadline's -32001 (or the refusal's error) is its last word, and a
  * cancel leaves it without one.
  */
-export async function runRequest(
-  admission: Admission,
-  request: RunnableRequest,
+export async function runRequest<S extends Aborted>(
+  admission: Admission<S>,
+  request: RunnableRequest<S>,
   options: SubmitOptions,
 ): Promise<void> {
   let outcome: Outcome;
@@ -78,7 +82,7 @@ export async function runRequest(
   request.settled(outcome, undefined);
 }
 
-async function execute(request: RunnableRequest, signal: AbortSignal): Promise<Outcome> {
+async function execute<S extends Aborted>(request: RunnableRequest<S>, signal: S): Promise<Outcome> {
   const outcome = await request.dispatch(signal);
   const adopted = request.adopt(outcome, signal);
   if (adopted !== undefined) await adopted;
