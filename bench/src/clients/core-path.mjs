@@ -1,11 +1,15 @@
 // In-process core path (no sockets, no pipes): one tools/call echo request at a time through a
 // layer of core, in its own process so the runner's heap does not disturb it.
-//   node core-path.mjs --path floor|dispatch|executor|handle --calls N
+//   node core-path.mjs --path floor|dispatch|executor|engine|handle|stdio --calls N
 //     floor     JSON.parse the line, JSON.stringify a fixed echo result: no MCP work at all
 //     dispatch  decodeMessage → dispatch(runtime) → encodeJson (what a stdio connection does per line)
-//     executor  the same with dispatch run by an Executor (admission, deadline, signal)
+//     executor  the same with dispatch run by an Executor (admission, deadline, signal), through its
+//               public submit(task(signal)): the task gets a real AbortSignal
+//     engine    the connection engine a stdio connection runs on (@snodo/core/internal's Connection,
+//               with an Executor), fed decoded lines, its output encoded: core's own executor path
 //     handle    core's HTTP path, createHttpHandler(runtime).handle(request) with a neutral request (prepare,
-//               execute, encode), the host's AbortController included
+//               execute, encode), the host's disconnect signal included (the checkout's LazySignal when
+//               it has one, as its listener makes; an AbortController before)
 //     stdio     @snodo/transport-stdio's serve(): batches of 100 pipelined lines written to its input (a
 //               PassThrough) as one chunk, each batch awaited until its 100 answer lines came out of its
 //               output (a Unix socket, read in this process): line framing, the connection engine, the
@@ -44,12 +48,14 @@ const headers = { ...http.headers, host: '127.0.0.1:3000', 'content-length': Str
 /** The call of `path` with core and the demo server from `root` (undefined: SNODO_BENCH_ROOT or this checkout). */
 async function load(path, root) {
   let core;
+  let internal;
   let server;
   let stdio;
   const from = (specifier) =>
     root === undefined ? importSnodo(specifier) : import(resolveIn(root, specifier));
   try {
     core = await from('@snodo/core');
+    internal = await from('@snodo/core/internal');
     server = await from('everything/server');
     if (path === 'stdio') stdio = await from('@snodo/transport-stdio');
   } catch (error) {
@@ -79,6 +85,30 @@ async function load(path, root) {
         return core.encodeJson(outcome.message);
       };
     },
+    engine: () => {
+      // One connection for the run, as a stdio server has; each call waits for its answer.
+      let answer;
+      const connection = new internal.Connection(runtime, {
+        output: {
+          write: (message) => {
+            answer(core.encodeJson(message));
+            return true;
+          },
+          ready: () => Promise.resolve(),
+          blocked: false,
+        },
+        executor: new core.Executor(),
+        maxBatchItems: 100,
+        onError: (error) => {
+          throw error;
+        },
+      });
+      return () =>
+        new Promise((resolve) => {
+          answer = resolve;
+          connection.receive(core.decodeMessage(line));
+        });
+    },
     handle: async () => {
       // One handler for the run (createHttpHandler); a checkout from before it has handle(runtime, request).
       handler ??= core.createHttpHandler
@@ -90,7 +120,7 @@ async function load(path, root) {
         headers,
         body,
         remoteAddress: '127.0.0.1',
-        signal: new AbortController().signal,
+        signal: internal.LazySignal ? new internal.LazySignal() : new AbortController().signal,
       };
       const response = await handler.handle(request);
       return response.body;
@@ -98,7 +128,7 @@ async function load(path, root) {
   };
   if (path === 'stdio') paths.stdio = await stdioBatches(stdio, runtime);
   if (paths[path] === undefined) throw new Error(`unknown --path ${path}`);
-  const call = path === 'executor' ? paths.executor() : paths[path];
+  const call = path === 'executor' || path === 'engine' ? paths[path]() : paths[path];
   const first = await call();
   if (typeof first !== 'string' || !first.includes('"text":"hi"') || first.includes('"error"')) {
     throw new Error(`${path}: not the echo result: ${String(first).slice(0, 300)}`);

@@ -36,7 +36,11 @@ import { MessageStream } from './stream.js';
 
 /** What the transport knows about a message besides its body. */
 export interface DispatchContext {
-  /** Aborts the handler (client cancel, disconnect, executor deadline). */
+  /**
+   * Aborts the handler (client cancel, disconnect, executor deadline). Read only when something
+   * needs it (the handler reading `ctx.signal`), so it may be a getter that makes it then
+   * (`withJobSignal`).
+   */
   signal?: AbortSignal;
   /** The initialize-based session this message belongs to, if any. */
   session?: Session;

@@ -8,6 +8,7 @@ import type { HandlerContext, InputOptions } from './context.js';
 import type { DispatchContext } from './dispatch.js';
 import { checkRequests, type InputRequest, InputRequiredSignal } from './input.js';
 import { checkAnswer } from './input-answers.js';
+import { jobOf, withJobSignal } from './job-signal.js';
 import type { Selection } from './select.js';
 import type { MessageStream } from './stream.js';
 
@@ -37,7 +38,6 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
   const { requestId, method, selection, context, stream, progressToken, logThreshold, inputRound, trace } =
     input;
   const { dialect } = selection;
-  const signal = context.signal ?? NEVER_ABORTED;
   let lastProgress = Number.NEGATIVE_INFINITY;
   const send = (message: JsonRpcNotification) => {
     stream?.push(message);
@@ -77,7 +77,7 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
     }
     const entries = await Promise.all(
       Object.entries(requests).map(async ([key, request]) => {
-        const options = { signal, relatedRequestId: requestId };
+        const options = { signal: context.signal ?? NEVER_ABORTED, relatedRequestId: requestId };
         const traced = trace?.clientRequest(request.method, request.params);
         let answer: unknown;
         try {
@@ -93,8 +93,7 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
     return Object.fromEntries(entries);
   };
 
-  return {
-    signal,
+  const handlerContext: Omit<HandlerContext, 'signal'> & { signal?: AbortSignal } = {
     requestId,
     method,
     protocolVersion: dialect.version,
@@ -134,6 +133,11 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
       throw new InputRequiredSignal({}, state);
     },
   };
+  // A job's signal (core's transports) is made only if the handler reads `ctx.signal`.
+  const job = jobOf(context);
+  if (job !== undefined) return withJobSignal(handlerContext, job);
+  handlerContext.signal = context.signal ?? NEVER_ABORTED;
+  return handlerContext as HandlerContext;
 }
 
 /** `input` and its one-request shortcuts, around the function that asks. */

@@ -1,7 +1,16 @@
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
+import { withJobSignal } from '../dispatch/job-signal.js';
 import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
 import type { Session } from '../dispatch/session.js';
-import type { Executor, ExecutorOwner, SubmitOptions, SubscriptionSlot } from '../executor/executor.js';
+import {
+  type Executor,
+  type ExecutorOwner,
+  type JobOptions,
+  type JobSignal,
+  type SubscriptionSlot,
+  submitJob,
+} from '../executor/executor.js';
+import { LazySignal } from '../executor/lazy-signal.js';
 import type { RequestId } from '../json/int.js';
 import type { Decoded, DecodedSingle } from '../jsonrpc/decode.js';
 import { type JsonRpcMessage, type JsonRpcResponse, requestKey } from '../jsonrpc/types.js';
@@ -11,7 +20,6 @@ import {
   type SessionNotifications,
 } from '../subscriptions/session-notifications.js';
 import { dispatchBatch, oversizedBatchError } from './batch.js';
-import { CancelToken } from './cancel-token.js';
 import { type ControlChannel, type ControlMessage, MemoryControlChannel } from './control.js';
 import { type RefusalReason, refusalReason } from './refusal.js';
 import { RequestRegistry } from './registry.js';
@@ -74,7 +82,7 @@ const SESSION_METHODS = new Set([
 
 /** What a request's entry reaches of its connection (one per connection). */
 interface EntryPort {
-  dispatch(request: Request, signal: AbortSignal): Promise<Outcome>;
+  dispatch(request: Request, job: JobSignal): Promise<Outcome>;
   adopt(entry: Entry, outcome: Outcome, signal: Aborted): void;
   /** Writes one of the request's messages; settles when the output can take more. */
   write(message: JsonRpcMessage, key: string): Promise<void> | undefined;
@@ -89,10 +97,10 @@ interface EntryPort {
  * One admitted request, from its message until its outcome is decided: the engine runs it
  * (`runRequest`) and it writes what is due for it.
  */
-class Entry implements RunnableRequest {
+class Entry implements RunnableRequest<JobSignal> {
   readonly key: string;
   /** Aborted by notifications/cancelled; the executor then aborts the task's own signal. */
-  readonly cancel = new CancelToken();
+  readonly cancel = new LazySignal();
   /** Its final response (or error) was written: nothing else may be written for it. */
   answered = false;
 
@@ -107,8 +115,8 @@ class Entry implements RunnableRequest {
     return this.request.id;
   }
 
-  dispatch(signal: AbortSignal): Promise<Outcome> {
-    return this.port.dispatch(this.request, signal);
+  dispatch(job: JobSignal): Promise<Outcome> {
+    return this.port.dispatch(this.request, job);
   }
 
   adopt(outcome: Outcome, signal: Aborted): void {
@@ -198,7 +206,7 @@ export class Connection {
   #failure: Error | undefined;
   /** How a request's entry reaches this connection, and how its task is admitted (both made once). */
   readonly #port: EntryPort;
-  readonly #admission: Admission;
+  readonly #admission: Admission<JobSignal>;
 
   constructor(runtime: Runtime, options: ConnectionOptions) {
     this.#runtime = runtime;
@@ -341,7 +349,8 @@ export class Connection {
 
   // ---- requests -------------------------------------------------------------------------
 
-  #context(signal?: AbortSignal): DispatchContext {
+  /** The dispatch context of a message; with `job`, its `signal` is the job's, made only when read. */
+  #context(job?: JobSignal): DispatchContext {
     // Stateless 2026-07-28 requests ignore the session and the channel: core selects the revision per request.
     const context: DispatchContext = {
       channel: this.#registry.clientRequests.channel,
@@ -349,7 +358,7 @@ export class Connection {
     };
     if (this.#options.networkTransport !== undefined)
       context.networkTransport = this.#options.networkTransport;
-    if (signal !== undefined) context.signal = signal;
+    if (job !== undefined) withJobSignal(context, job);
     if (this.#session !== undefined) context.session = this.#session;
     return context;
   }
@@ -404,7 +413,7 @@ export class Connection {
     const entry = this.#admit(request);
     void runRequest(this.#admission, entry, {
       owner: this.#owner,
-      signal: entry.cancel.signal,
+      signal: entry.cancel,
       timeout: this.#options.requestTimeout,
     });
   }
@@ -427,8 +436,9 @@ export class Connection {
         ? { maxBatchItems }
         : {
             maxBatchItems,
+            // A batch item's handler gets its AbortSignal as dispatchBatch hands it over (made at start).
             admit: <T>(task: (signal: AbortSignal) => Promise<T>) =>
-              this.#submitTask(task, { owner: this.#owner, timeout: requestTimeout }),
+              this.#submitTask((job) => task(job.signal), { owner: this.#owner, timeout: requestTimeout }),
           };
     dispatchBatch(this.#runtime, items, this.#context(), options)
       .then(async (outcome) => {
@@ -447,14 +457,17 @@ export class Connection {
    * room and the submit run in one synchronous step, so another submitter sharing the executor
    * cannot take the place in between. With no executor the task runs at once.
    */
-  #submitTask<T>(task: (signal: AbortSignal) => Promise<T>, options: SubmitOptions): Promise<T> {
+  #submitTask<T>(
+    task: (job: JobSignal) => Promise<T>,
+    options: JobOptions & { signal?: LazySignal },
+  ): Promise<T> {
     const executor = this.#executor;
     if (executor === undefined) return runAtOnce(task, options.signal);
-    if (this.#admissions === undefined && !executor.full) return executor.submit(task, options);
+    if (this.#admissions === undefined && !executor.full) return submitJob(executor, task, options);
     let result!: Promise<T>;
     const admitted = (this.#admissions ?? Promise.resolve()).then(async () => {
       while (executor.full) await executor.whenNotFull();
-      result = executor.submit(task, options);
+      result = submitJob(executor, task, options);
     });
     this.#admissions = admitted;
     void admitted.then(() => {
@@ -557,18 +570,10 @@ export class Connection {
   }
 }
 
-/** Runs `task` now with a signal that `cancel` (a request's CancelToken) aborts. */
-function runAtOnce<T>(
-  task: (signal: AbortSignal) => Promise<T>,
-  cancel: AbortSignal | undefined,
-): Promise<T> {
-  const controller = new AbortController();
-  if (cancel !== undefined) {
-    if (cancel.aborted) controller.abort(cancel.reason);
-    else cancel.addEventListener('abort', () => controller.abort(cancel.reason));
-  }
+/** Runs `task` now; its job is the request's own cancellation (or a fresh one), so a cancel reaches it. */
+function runAtOnce<T>(task: (job: JobSignal) => Promise<T>, cancel: LazySignal | undefined): Promise<T> {
   try {
-    return task(controller.signal);
+    return task(cancel ?? new LazySignal());
   } catch (error) {
     return Promise.reject(error);
   }

@@ -1,5 +1,5 @@
 import type { Outcome } from '../dispatch/outcome.js';
-import type { SubmitOptions } from '../executor/executor.js';
+import { type Executor, type JobOptions, type JobSignal, submitJob } from '../executor/executor.js';
 import type { RequestId } from '../json/int.js';
 import { errorResponse, isResponse, type JsonRpcMessage, type JsonRpcResponse } from '../jsonrpc/types.js';
 import { type RefusalReason, refusalReason, refusalWireError } from './refusal.js';
@@ -45,10 +45,25 @@ export interface RunnableRequest<S extends Aborted = AbortSignal> extends Reques
 
 /** What admits a task with its deadline and outside signal: an `Executor`, or a connection that paces. */
 export interface Admission<S extends Aborted = AbortSignal> {
-  submit<T>(task: (signal: S) => Promise<T>, options: SubmitOptions): Promise<T>;
+  submit<T>(task: (signal: S) => Promise<T>, options: JobOptions): Promise<T>;
 }
 
-/** What delivery reads of a signal: an AbortSignal, or a request's own CancelToken. */
+const admissions = new WeakMap<Executor, Admission<JobSignal>>();
+
+/**
+ * An executor as an admission whose tasks get their job (`JobSignal`): its AbortSignal is made
+ * only when something reads it (`submitJob`). One per executor.
+ */
+export function executorAdmission(executor: Executor): Admission<JobSignal> {
+  let admission = admissions.get(executor);
+  if (admission === undefined) {
+    admission = { submit: (task, options) => submitJob(executor, task, options) };
+    admissions.set(executor, admission);
+  }
+  return admission;
+}
+
+/** What delivery reads of a request's cancellation (its job, a LazySignal): never the AbortSignal itself. */
 export interface Aborted {
   readonly aborted: boolean;
 }
@@ -69,7 +84,7 @@ export interface Aborted {
 export async function runRequest<S extends Aborted>(
   admission: Admission<S>,
   request: RunnableRequest<S>,
-  options: SubmitOptions,
+  options: JobOptions,
 ): Promise<void> {
   let outcome: Outcome;
   try {

@@ -12,6 +12,7 @@ import { type Logger, log, loggerProblem } from '../telemetry/log.js';
 import { type DeadlineItem, DeadlineList } from './deadlines.js';
 import { ExecutorError } from './errors.js';
 import { Fifo, type FifoItem } from './fifo.js';
+import { type AbortSignalLike, LazySignal } from './lazy-signal.js';
 import { startAfterWait, trackExecutor } from './observe.js';
 
 export const DEFAULT_MAX_CONCURRENCY = 64;
@@ -82,7 +83,24 @@ export interface SubscriptionSlot {
   release(): void;
 }
 
+/**
+ * What a task submitted with `submitJob` gets: its job's cancellation. `aborted` and `reason` are
+ * read without cost; `signal`, the AbortSignal a handler or a platform API needs, is made on its
+ * first read (already aborted when the job was).
+ */
+export interface JobSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  readonly signal: AbortSignal;
+}
+
+/** `submitJob`'s options: SubmitOptions whose outside `signal` may be any AbortSignalLike (a LazySignal). */
+export interface JobOptions extends Omit<SubmitOptions, 'signal'> {
+  signal?: AbortSignalLike | undefined;
+}
+
 type Task = (signal: AbortSignal) => unknown;
+type JobTask = (job: JobSignal) => unknown;
 type Outcome = 'timedOut' | 'cancelled';
 interface Owned {
   ownerClosed(error: ExecutorError): void;
@@ -110,6 +128,8 @@ export const EXECUTOR_OPTIONS: OptionSchema = Object.freeze({
 });
 
 const EXECUTOR_BRAND = Symbol.for('snodo.Executor');
+/** The key of `submitJob`'s method: a `Symbol.for` key, so an executor from another copy of core has it too. */
+export const SUBMIT_JOB: unique symbol = Symbol.for('snodo.Executor.submitJob');
 
 export class Executor {
   /** `instanceof` reads a `Symbol.for` brand: an executor from another loaded copy of core is one too. */
@@ -165,6 +185,15 @@ export class Executor {
    * refusal with an ExecutorError.
    */
   submit<T>(task: (signal: AbortSignal) => Promise<T> | T, options: SubmitOptions = {}): Promise<T> {
+    return this.#submit(task, options, false);
+  }
+
+  /** `submitJob`: the task gets its job, whose AbortSignal is made only if read. */
+  [SUBMIT_JOB]<T>(task: (job: JobSignal) => Promise<T> | T, options: JobOptions = {}): Promise<T> {
+    return this.#submit(task, options, true);
+  }
+
+  #submit<T>(task: Task | JobTask, options: SubmitOptions | JobOptions, lazy: boolean): Promise<T> {
     let timeout: number;
     try {
       if (typeof task !== 'function') throw new TypeError(`task must be a function, got ${describe(task)}`);
@@ -181,7 +210,7 @@ export class Executor {
     } catch (error) {
       return Promise.reject(error);
     }
-    const { owner, signal } = options as { owner?: Owner; signal?: AbortSignal };
+    const { owner, signal } = options as { owner?: Owner; signal?: AbortSignalLike };
 
     if (this.#closed) {
       this.#counts.rejected++;
@@ -203,7 +232,15 @@ export class Executor {
     }
 
     return new Promise<T>((resolve, reject) => {
-      const job = new Job(this.#jobHost, task, resolve as (value: unknown) => void, reject, signal, owner);
+      const job = new Job(
+        this.#jobHost,
+        task,
+        lazy,
+        resolve as (value: unknown) => void,
+        reject,
+        signal,
+        owner,
+      );
       if (timeout !== 0 && timeout !== Number.POSITIVE_INFINITY) this.#deadlineList(timeout).add(job);
       signal?.addEventListener('abort', job, { once: true });
       owner?.own(job);
@@ -346,14 +383,15 @@ export class Executor {
 
   #start(job: Job): void {
     this.#running.add(job);
-    job.controller = new AbortController();
-    const task = job.task as Task;
+    const task = job.task;
     job.task = undefined;
     let result: unknown;
-    const signal = job.controller.signal;
     const waited = job.queuedAt === undefined ? 0 : performance.now() - job.queuedAt;
     try {
-      result = startAfterWait(waited, () => task(signal));
+      // A task of `submit` gets a real AbortSignal now; one of `submitJob` gets the job (lazy signal).
+      result = job.lazy
+        ? startAfterWait(waited, task as JobTask, job)
+        : startAfterWait(waited, task as Task, job.signal);
     } catch (error) {
       this.#finish(job, false, error);
       return;
@@ -380,7 +418,7 @@ export class Executor {
     if (!job.settle()) return;
     this.#counts[outcome]++;
     const queued = this.#queue.remove(job);
-    job.controller?.abort(error);
+    job.abort(error);
     job.reject(error);
     if (queued || !this.#running.has(job)) {
       job.release();
@@ -430,32 +468,39 @@ interface JobHost {
   abort(job: Job, error: ExecutorError, outcome: Outcome): void;
 }
 
-/** One submission. It is its own abort listener (`handleEvent`), so a job costs no closures. */
-class Job implements FifoItem, DeadlineItem, Owned {
+/**
+ * One submission, and the cancellation its task sees (a LazySignal: aborted by a deadline, the
+ * outside signal, the owner closing or destroy(); its AbortSignal made only if read). It is its
+ * own abort listener (`handleEvent`), so a job costs no closures.
+ */
+class Job extends LazySignal implements FifoItem, DeadlineItem, Owned, JobSignal {
   fifoPos = -1;
   deadlineAt = 0;
   deadlinePrev: DeadlineItem | undefined = undefined;
   deadlineNext: DeadlineItem | undefined = undefined;
   deadlineList: DeadlineList | undefined = undefined;
-  controller: AbortController | undefined; // created when the task starts
-  queuedAt: number | undefined; // performance.now() when it entered the queue; undefined if it started at once
+  queuedAt: number | undefined = undefined; // performance.now() when it entered the queue; undefined if it started at once
   #settled = false;
 
   constructor(
     readonly host: JobHost,
-    public task: Task | undefined,
+    public task: Task | JobTask | undefined,
+    /** The task takes the job itself (`submitJob`), not an AbortSignal (`submit`). */
+    readonly lazy: boolean,
     public resolve: (value: unknown) => void,
     public reject: (reason: unknown) => void,
-    public signal: AbortSignal | undefined,
+    public outside: AbortSignalLike | undefined,
     public owner: Owner | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Marks the caller's promise as decided and detaches the timer and listeners; false if already decided. */
   settle(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
     this.deadlineList?.remove(this);
-    this.signal?.removeEventListener('abort', this);
+    this.outside?.removeEventListener('abort', this);
     this.owner?.disown(this);
     return true;
   }
@@ -464,13 +509,13 @@ class Job implements FifoItem, DeadlineItem, Owned {
   release(): void {
     this.task = undefined;
     this.resolve = this.reject = noop;
-    this.signal = this.owner = this.controller = undefined;
+    this.outside = this.owner = undefined;
   }
 
   handleEvent(): void {
     this.host.abort(
       this,
-      new ExecutorError('SNODO_ERR_CANCELLED', { cause: this.signal?.reason }),
+      new ExecutorError('SNODO_ERR_CANCELLED', { cause: this.outside?.reason }),
       'cancelled',
     );
   }
@@ -551,6 +596,35 @@ class Slot implements SubscriptionSlot, Owned {
 }
 
 function noop(): void {}
+
+/**
+ * Core's own submit: like `executor.submit`, but the task gets its job (`JobSignal`), whose
+ * AbortSignal is made only if something reads it, and the outside `signal` may be a LazySignal.
+ * An executor from an older copy of core without it runs the task through `submit`.
+ */
+export function submitJob<T>(
+  executor: Executor,
+  task: (job: JobSignal) => Promise<T> | T,
+  options: JobOptions = {},
+): Promise<T> {
+  const own = (executor as unknown as Partial<Record<typeof SUBMIT_JOB, Executor[typeof SUBMIT_JOB]>>)[
+    SUBMIT_JOB
+  ];
+  if (own !== undefined) return own.call(executor, task, options) as Promise<T>;
+  return executor.submit((signal) => task(signalJob(signal)), options as SubmitOptions);
+}
+
+function signalJob(signal: AbortSignal): JobSignal {
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    get reason() {
+      return signal.reason;
+    },
+    signal,
+  };
+}
 
 function isAbortSignal(value: unknown): value is AbortSignal {
   // Duck-typed rather than instanceof, so a signal from another realm or polyfill is accepted.

@@ -26,10 +26,11 @@ export function* executorStats(): Generator<ExecutorStats> {
  */
 let waited: number | undefined;
 
-export function startAfterWait<T>(waitedMs: number, start: () => T): T {
+/** `start(argument)`, with `queueWait()` answering `waitedMs` while it runs synchronously. */
+export function startAfterWait<A, T>(waitedMs: number, start: (argument: A) => T, argument: A): T {
   waited = waitedMs;
   try {
-    return start();
+    return start(argument);
   } finally {
     waited = undefined;
   }

@@ -1,11 +1,11 @@
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
 import type { OpenedSubscription } from '../dispatch/outcome.js';
 import { dispatchBatch } from '../engine/batch.js';
-import { CancelToken } from '../engine/cancel-token.js';
 import { type RefusalReason, refusalReason, refusalWireError } from '../engine/refusal.js';
-import { runRequest as runOnEngine } from '../engine/run.js';
+import { executorAdmission, runRequest as runOnEngine } from '../engine/run.js';
 import { ErrorCode } from '../errors/codes.js';
-import type { SubmitOptions, SubscriptionSlot } from '../executor/executor.js';
+import type { JobOptions, SubscriptionSlot } from '../executor/executor.js';
+import { type AbortSignalLike, LazySignal } from '../executor/lazy-signal.js';
 import type { RequestId } from '../json/int.js';
 import { errorResponse, type JsonRpcMessage, type JsonRpcResponse, requestKey } from '../jsonrpc/types.js';
 import type { HttpConfig } from './config.js';
@@ -109,7 +109,7 @@ async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promi
     signal = scoped.signal;
     run.untrack = scoped.untrack;
   }
-  void runOnEngine(config.executor, run, submitOptions(config, signal));
+  void runOnEngine(executorAdmission(config.executor), run, submitOptions(config, signal));
   return answer(config, request, run, slot);
 }
 
@@ -128,16 +128,16 @@ function runSessionRequest(
   const { runtime, config, request } = prepared;
   const { message } = work;
   const run = new SessionRun(runtime, message, baseContext(request, work), config, session.id);
-  const cancel = new CancelToken();
+  const cancel = new LazySignal();
   const { channel, untrack } = config.local.track(session.id, requestKey(message.id), cancel, run);
   run.context.channel = channel;
   run.untrack = untrack;
-  void runOnEngine(config.executor, run, submitOptions(config, cancel.signal));
+  void runOnEngine(executorAdmission(config.executor), run, submitOptions(config, cancel));
   return answer(config, request, run);
 }
 
 /** The request's deadline (the executor's unless `requestTimeout` is set) and outside signal. */
-function submitOptions(config: HttpConfig, signal: AbortSignal | undefined): SubmitOptions {
+function submitOptions(config: HttpConfig, signal: AbortSignalLike | undefined): JobOptions {
   const { requestTimeout } = config;
   if (signal === undefined) return requestTimeout === undefined ? {} : { timeout: requestTimeout };
   return requestTimeout === undefined ? { signal } : { signal, timeout: requestTimeout };
@@ -248,7 +248,7 @@ async function runInitialize(prepared: PreparedRequest, work: Of<'initialize'>):
   const { runtime, config, request } = prepared;
   const run = new InitializeRun(runtime, work.message, baseContext(request, {}));
   // No disconnect signal: on the initialize-based revisions a disconnect is not a cancellation.
-  void runOnEngine(config.executor, run, submitOptions(config, undefined));
+  void runOnEngine(executorAdmission(config.executor), run, submitOptions(config, undefined));
   await run.decided;
   if (run.created !== undefined && run.response !== undefined && run.refused === undefined) {
     const sessionId = mintSessionId();
@@ -308,15 +308,15 @@ function trackInScope(
   config: HttpConfig,
   scope: string,
   id: RequestId,
-  disconnect: AbortSignal,
-): { signal: AbortSignal; untrack: () => void } {
-  const controller = new AbortController();
-  const abort = () => controller.abort(disconnect.reason);
+  disconnect: AbortSignalLike,
+): { signal: AbortSignalLike; untrack: () => void } {
+  const cancel = new LazySignal();
+  const abort = () => cancel.abort(disconnect.reason);
   if (disconnect.aborted) abort();
   else disconnect.addEventListener('abort', abort, { once: true });
-  const untrack = config.scopes.track(scope, requestKey(id), controller);
+  const untrack = config.scopes.track(scope, requestKey(id), cancel);
   return {
-    signal: controller.signal,
+    signal: cancel,
     untrack: () => {
       disconnect.removeEventListener('abort', abort);
       untrack();

@@ -1,9 +1,11 @@
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
+import { withJobSignal } from '../dispatch/job-signal.js';
 import type { Outcome } from '../dispatch/outcome.js';
 import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
 import type { RefusalReason } from '../engine/refusal.js';
 import type { RunnableRequest } from '../engine/run.js';
+import type { JobSignal } from '../executor/executor.js';
 import type { RequestId } from '../json/int.js';
 import type { DecodedSingle } from '../jsonrpc/decode.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/types.js';
@@ -24,7 +26,7 @@ type RequestMessage = Extract<DecodedSingle, { kind: 'request' }>;
  *
  * `decided` settles once the form is known: at the first notification, or when the run settled.
  */
-export class HttpRun implements RunnableRequest {
+export class HttpRun implements RunnableRequest<JobSignal> {
   readonly decided: Promise<void>;
   #decide!: () => void;
   /** Opened by the first notification: what the host has not read yet, bounded. */
@@ -57,10 +59,9 @@ export class HttpRun implements RunnableRequest {
     return this.message.id;
   }
 
-  dispatch(signal: AbortSignal): Promise<Outcome> {
-    // The context is this request's own: no copy.
-    this.context.signal = signal;
-    return dispatch(this.runtime, this.message, this.context);
+  dispatch(job: JobSignal): Promise<Outcome> {
+    // The context is this request's own: no copy. Its signal is made only if something reads it.
+    return dispatch(this.runtime, this.message, withJobSignal(this.context, job));
   }
 
   adopt(outcome: Outcome): void | Promise<void> {

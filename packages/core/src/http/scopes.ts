@@ -1,4 +1,4 @@
-import { RequestRegistry } from '../engine/registry.js';
+import { type Cancellable, RequestRegistry } from '../engine/registry.js';
 
 /**
  * The 2026-07-28 requests running per cancellation scope (a client instance the host verified), so
@@ -11,7 +11,7 @@ export class CancellationScopes {
   readonly #scopes = new Map<string, RequestRegistry>();
 
   /** Registers a running request; the returned function unregisters it. */
-  track(scope: string, requestKey: string, controller: AbortController): () => void {
+  track(scope: string, requestKey: string, controller: Cancellable): () => void {
     let registry = this.#scopes.get(scope);
     if (registry === undefined) {
       // Stateless requests never ask the client anything: nothing is ever sent through it.

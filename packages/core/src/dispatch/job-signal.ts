@@ -1,0 +1,34 @@
+/** What a context's `signal` is read from: an executor job or a LazySignal (its `signal` made when read). */
+export interface SignalSource {
+  readonly signal: AbortSignal;
+}
+
+const kJob = Symbol('snodo.job');
+type WithJob = { [kJob]: SignalSource };
+
+/**
+ * One accessor shared by every context: an object keeps V8's fast properties with it, where an
+ * object literal with a getter becomes a dictionary (about 1 KB and a microsecond per request).
+ */
+const JOB_SIGNAL: PropertyDescriptor = {
+  get(this: WithJob) {
+    return this[kJob].signal;
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/**
+ * Makes `target.signal` read `job.signal` when, and only when, something reads it: a request whose
+ * handler never looks costs no AbortSignal. `target` must be the caller's own fresh object (a
+ * dispatch or handler context); returns it.
+ */
+export function withJobSignal<T extends object>(target: T, job: SignalSource): T & SignalSource {
+  (target as T & WithJob)[kJob] = job;
+  return Object.defineProperty(target, 'signal', JOB_SIGNAL) as T & SignalSource;
+}
+
+/** The job a context made by `withJobSignal` reads its signal from; undefined for any other. */
+export function jobOf(context: object): SignalSource | undefined {
+  return (context as Partial<WithJob>)[kJob];
+}
