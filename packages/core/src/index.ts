@@ -29,6 +29,7 @@ export { ProtocolError, type ProtocolErrorKind } from './errors/protocol-error.j
 export { SnodoError, type SnodoErrorOptions } from './errors/snodo-error.js';
 export { CORE_ERRORS, type CoreErrorCode } from './errors/table.js';
 export {
+  type AbortSignalLike,
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_QUEUE,
   DEFAULT_MAX_SUBSCRIPTIONS,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  type AbortSignalLike,
   createHttpHandler,
   createServer,
   decodeJson,
@@ -247,7 +248,7 @@ export interface RequestInit {
   path?: string;
   headers?: Record<string, string | undefined>;
   body?: string | Uint8Array;
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 }
 
 export function httpRequest(init: RequestInit = {}): HttpRequest {

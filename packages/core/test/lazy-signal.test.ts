@@ -5,6 +5,7 @@ import { Connection } from '../src/engine/connection.js';
 import { type JobSignal, submitJob } from '../src/executor/executor.js';
 import { LazySignal } from '../src/executor/lazy-signal.js';
 import {
+  createHttpHandler,
   createServer,
   Executor,
   ExecutorError,
@@ -13,7 +14,7 @@ import {
   tool,
 } from '../src/index.js';
 import { classifyMessage } from '../src/internal.js';
-import { aborted, gate } from './http-helpers.js';
+import { aborted, gate, httpRequest, modernHeaders, modernMessage } from './http-helpers.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -341,5 +342,43 @@ describe('a handler’s ctx.signal on the connection engine', () => {
       expect(error).toMatchObject({ code: 'SNODO_ERR_CANCELLED' });
       await connection.close('done');
     });
+  });
+});
+
+describe('a handler’s ctx.signal over core’s HTTP handler (2026-07-28)', () => {
+  it('with the host’s disconnect a LazySignal: a handler reading ctx.signal only after the client left sees it aborted', async () => {
+    const started = gate();
+    const resume = gate();
+    const seen = gate<unknown>();
+    const runtime = createServer({
+      name: 'lazy',
+      version: '1.0.0',
+      tools: [
+        tool({
+          name: 'work',
+          handler: async (_args, context) => {
+            started.open();
+            await resume.promise;
+            seen.open(context.signal.aborted ? context.signal.reason : 'not aborted');
+            return 'late';
+          },
+        }),
+      ],
+    });
+    const handler = createHttpHandler(runtime);
+    const disconnect = new LazySignal();
+    const message = modernMessage('tools/call', { name: 'work' });
+    const response = handler.handle(
+      httpRequest({ headers: modernHeaders(message), body: JSON.stringify(message), signal: disconnect }),
+    );
+    await started.promise;
+    disconnect.abort(new Error('client left'));
+    resume.open();
+    expect(await seen.promise).toMatchObject({
+      code: 'SNODO_ERR_CANCELLED',
+      cause: { message: 'client left' },
+    });
+    await response;
+    await handler.close();
   });
 });

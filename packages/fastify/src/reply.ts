@@ -1,5 +1,11 @@
 import type { SSEMessage } from '@fastify/sse';
-import { type HttpResponse, type HttpStreamEvent, isStreamResponse, sseText } from '@snodo/core';
+import {
+  type AbortSignalLike,
+  type HttpResponse,
+  type HttpStreamEvent,
+  isStreamResponse,
+  sseText,
+} from '@snodo/core';
 import type { FastifyReply } from 'fastify';
 
 /**
@@ -12,7 +18,7 @@ import type { FastifyReply } from 'fastify';
 export async function sendResponse(
   reply: FastifyReply,
   response: HttpResponse,
-  disconnect: AbortSignal,
+  disconnect: AbortSignalLike,
 ): Promise<FastifyReply | undefined> {
   reply.code(response.status);
   for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
@@ -100,7 +106,7 @@ function stalledAtCut(reply: FastifyReply, cut: AbortSignal | undefined): Promis
  * Resolves when the client is gone. `@fastify/sse` waits for `drain` on a full socket and does
  * not wake on `close`; racing against this lets the handler end with the client.
  */
-function closed(signal: AbortSignal): Promise<void> {
+function closed(signal: AbortSignalLike): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

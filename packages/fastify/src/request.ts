@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Http2ServerRequest } from 'node:http2';
-import type { HttpRequest } from '@snodo/core';
+import type { AbortSignalLike, HttpRequest } from '@snodo/core';
+import { LazySignal } from '@snodo/core/internal';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -9,8 +10,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * and so does the raw response before it finished. The listeners leave with the response, so a
  * kept-alive socket serving the next request carries none of this one's.
  */
-export function disconnectSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
+export function disconnectSignal(request: FastifyRequest, reply: FastifyReply): AbortSignalLike {
+  // Made cheaply: an AbortSignal exists only if something needs one (core rarely does).
+  const controller = new LazySignal();
   const raw = request.raw;
   const source: EventEmitter | undefined =
     raw.httpVersionMajor >= 2 ? (raw as unknown as Http2ServerRequest).stream : raw.socket;
@@ -22,11 +24,11 @@ export function disconnectSignal(request: FastifyRequest, reply: FastifyReply): 
   };
   if (source === undefined || (source as { destroyed?: boolean }).destroyed === true) {
     controller.abort(new Error('client disconnected'));
-    return controller.signal;
+    return controller;
   }
   source.on('close', gone);
   reply.raw.on('close', gone);
-  return controller.signal;
+  return controller;
 }
 
 /** Node's header object as core's: lower-case names, repeated values joined with ", ". */
@@ -43,7 +45,7 @@ function flatHeaders(headers: FastifyRequest['headers']): Record<string, string 
 export function toHttpRequest(
   request: FastifyRequest,
   body: Uint8Array,
-  signal: AbortSignal,
+  signal: AbortSignalLike,
   publicUrl?: string,
 ): HttpRequest {
   const query = request.url.indexOf('?');

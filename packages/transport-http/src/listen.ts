@@ -15,6 +15,7 @@ import {
   handlerConfig,
   hostAuthRefusal,
   isEdgePath,
+  LazySignal,
   log,
   statusFor,
   withCors,
@@ -196,7 +197,8 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const disconnect = new AbortController();
+    // Made cheaply: an AbortSignal exists only if something needs one (core rarely does).
+    const disconnect = new LazySignal();
     res.once('close', () => {
       if (!res.writableFinished) disconnect.abort();
     });
@@ -268,7 +270,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
       headers: flattenHeaders(req.headers),
       rawHeaders: req.rawHeaders,
       body,
-      signal: disconnect.signal,
+      signal: disconnect,
       url: listener.publicUrl ?? `http://${req.headers.host ?? hostForUrl()}${withoutQuery(target)}`,
       ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
       ...(auth === undefined ? {} : { auth }),

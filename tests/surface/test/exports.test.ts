@@ -136,6 +136,7 @@ describe('the runtime exports of each package', () => {
         "Connection",
         "HTTP_OPTIONS",
         "HTTP_OPTION_NAMES",
+        "LazySignal",
         "MessageStream",
         "authRefusal",
         "authorizeHandler",

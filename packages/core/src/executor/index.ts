@@ -16,3 +16,4 @@ export {
   type SubmitOptions,
   type SubscriptionSlot,
 } from './executor.js';
+export type { AbortSignalLike } from './lazy-signal.js';

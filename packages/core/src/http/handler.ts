@@ -3,6 +3,7 @@ import type { ResourceServer } from '../auth/resource-server.js';
 import type { AuthInfo } from '../dispatch/context.js';
 import { ErrorCode } from '../errors/codes.js';
 import { optionError } from '../errors/table.js';
+import { LazySignal } from '../executor/lazy-signal.js';
 import { COMMON_RULES, checkOptions, fn, type OptionSchema } from '../limits/validate.js';
 import type { Runtime } from '../router/runtime.js';
 import { type BodyLimits, bodyRefusal, readBody } from './body.js';
@@ -143,7 +144,7 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
       const identified = await authOf(request, request.method, headers);
       if ('refusal' in identified) return toResponse(identified.refusal);
       // A stream the client cancels must stop the request as a disconnect would.
-      const controller = new AbortController();
+      const controller = new LazySignal();
       const abort = () => controller.abort(request.signal.reason);
       if (request.signal.aborted) abort();
       else request.signal.addEventListener('abort', abort, { once: true });
@@ -152,7 +153,7 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
         path: url.pathname + url.search,
         headers,
         body: read.body,
-        signal: controller.signal,
+        signal: controller,
         // The endpoint as the client used it: scheme, host, port and path, without the query.
         url: publicUrl ?? `${url.origin}${url.pathname}`,
         ...(identified.auth === undefined ? {} : { auth: identified.auth }),
@@ -162,7 +163,7 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
     },
 
     async node(req, res) {
-      const disconnect = new AbortController();
+      const disconnect = new LazySignal();
       res.once('close', () => {
         if (res.writableFinished !== true) disconnect.abort();
       });
@@ -190,7 +191,7 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
           headers,
           ...(req.rawHeaders === undefined ? {} : { rawHeaders: req.rawHeaders }),
           body: read.body,
-          signal: disconnect.signal,
+          signal: disconnect,
           url:
             publicUrl ??
             `http://${headers.host ?? 'localhost'}${query < 0 ? target : target.slice(0, query)}`,
@@ -251,7 +252,7 @@ function stateOf(handler: HttpHandler): HandlerState {
   return state;
 }
 
-function toResponse(response: HttpResponse, controller?: AbortController): Response {
+function toResponse(response: HttpResponse, controller?: LazySignal): Response {
   const init = { status: response.status, headers: response.headers };
   if (!isStreamResponse(response)) {
     return new Response(response.body === '' || response.status === 204 ? null : response.body, init);

@@ -1,3 +1,4 @@
+import type { AbortSignalLike } from '../executor/lazy-signal.js';
 import { encodeJson } from '../json/index.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 
@@ -29,7 +30,7 @@ export function sseText(event: HttpStreamEvent): string {
 export interface FrameOptions {
   readonly keepAliveInterval: number;
   /** The client went away: stop at once, write nothing more. */
-  readonly disconnect: AbortSignal;
+  readonly disconnect: AbortSignalLike;
   /** The host shuts down; with `final`, the stream ends with the final message. */
   readonly shutdown?: AbortSignal | undefined;
   /**
@@ -100,7 +101,7 @@ export async function* sseFrames(
 function waitFor(
   pending: Promise<IteratorResult<JsonRpcMessage>>,
   interval: number,
-  disconnect: AbortSignal,
+  disconnect: AbortSignalLike,
   shutdown: AbortSignal | undefined,
 ): Promise<Wake> {
   if (disconnect.aborted) return Promise.resolve({ kind: 'abort' });

@@ -1,4 +1,5 @@
 import type { AuthInfo } from '../dispatch/context.js';
+import type { AbortSignalLike } from '../executor/lazy-signal.js';
 import type { HttpStreamEvent } from './sse.js';
 
 /**
@@ -19,8 +20,13 @@ export interface HttpRequest {
   /** The complete body (empty for GET and DELETE). The host bounds its size before reading it. */
   readonly body: Uint8Array;
   readonly remoteAddress?: string;
-  /** Aborted when the client disconnects: on 2026-07-28 that cancels the request. */
-  readonly signal: AbortSignal;
+  /**
+   * Aborted when the client disconnects: on 2026-07-28 that cancels the request. An AbortSignal,
+   * or anything core can read the same way (`aborted`, `reason`, `abort` listeners): Snodo's own
+   * hosts pass a cheaper one whose AbortSignal is made only if needed. Handlers never see it:
+   * their `ctx.signal` is a real AbortSignal.
+   */
+  readonly signal: AbortSignalLike;
   /** The identity the host verified (its own authentication); never taken from unverified headers. */
   readonly auth?: AuthInfo;
   /** The absolute URL the client used, when the host knows it (handlers see it as `context.url`). */
