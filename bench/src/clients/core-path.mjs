@@ -7,6 +7,8 @@
 //               public submit(task(signal)): the task gets a real AbortSignal
 //     engine    the connection engine a stdio connection runs on (@snodo/core/internal's Connection,
 //               with an Executor), fed decoded lines, its output encoded: core's own executor path
+//     client    @snodo/client's callTool through its in-process transport (connect({ direct: runtime })):
+//               the client's per-call work plus the engine without an executor
 //     handle    core's HTTP path, createHttpHandler(runtime).handle(request) with a neutral request (prepare,
 //               execute, encode), the host's disconnect signal included (the checkout's LazySignal when
 //               it has one, as its listener makes; an AbortController before)
@@ -51,6 +53,7 @@ async function load(path, root) {
   let internal;
   let server;
   let stdio;
+  let clientPackage;
   const from = (specifier) =>
     root === undefined ? importSnodo(specifier) : import(resolveIn(root, specifier));
   try {
@@ -58,6 +61,7 @@ async function load(path, root) {
     internal = await from('@snodo/core/internal');
     server = await from('everything/server');
     if (path === 'stdio') stdio = await from('@snodo/transport-stdio');
+    if (path === 'client') clientPackage = await from('@snodo/client');
   } catch (error) {
     console.log(JSON.stringify({ unavailable: error.message.split('\n')[0] }));
     process.exit(0);
@@ -109,6 +113,10 @@ async function load(path, root) {
           connection.receive(core.decodeMessage(line));
         });
     },
+    client: async () => {
+      const client = await clientPackage.connect({ direct: runtime });
+      return async () => JSON.stringify(await client.callTool('echo', { text: 'hi' }));
+    },
     handle: async () => {
       // One handler for the run (createHttpHandler); a checkout from before it has handle(runtime, request).
       handler ??= core.createHttpHandler
@@ -128,7 +136,12 @@ async function load(path, root) {
   };
   if (path === 'stdio') paths.stdio = await stdioBatches(stdio, runtime);
   if (paths[path] === undefined) throw new Error(`unknown --path ${path}`);
-  const call = path === 'executor' || path === 'engine' ? paths[path]() : paths[path];
+  const call =
+    path === 'executor' || path === 'engine'
+      ? paths[path]()
+      : path === 'client'
+        ? await paths.client()
+        : paths[path];
   const first = await call();
   if (typeof first !== 'string' || !first.includes('"text":"hi"') || first.includes('"error"')) {
     throw new Error(`${path}: not the echo result: ${String(first).slice(0, 300)}`);

@@ -12,7 +12,7 @@ import {
   SnodoError,
   type SubscriptionFilter,
 } from '@snodo/core';
-import { isObserved, loadedOtel, loadOtel } from '@snodo/core/internal';
+import { isObserved, LazySignal, loadedOtel, loadOtel } from '@snodo/core/internal';
 import { ResultCache } from './cache.js';
 import { DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_CACHE_ENTRIES } from './defaults.js';
 import { clientError, TimeoutError, TransportError } from './errors.js';
@@ -24,7 +24,7 @@ import type { Settings } from './options.js';
 import type { Subscription } from './subscription.js';
 import { asTask, type FollowOptions, TaskClient } from './tasks.js';
 import { ClientTrace } from './telemetry.js';
-import type { ClientTransport, TransportSink } from './transport.js';
+import { type ClientTransport, NEVER_ABORTED, TAKES_SIGNAL_LIKE, type TransportSink } from './transport.js';
 import { idKey } from './transports/pending.js';
 import type {
   CallOptions,
@@ -86,9 +86,14 @@ export class Client {
   #closed: Promise<void> | undefined;
   #failure: Error | undefined;
 
+  /** The transport is one of Snodo's own: a call's cancellation goes to it as a LazySignal. */
+  readonly #takesSignalLike: boolean;
+
   /** @internal Use `connect()`. */
   constructor(transport: ClientTransport, settings: Settings) {
     this.#transport = transport;
+    this.#takesSignalLike =
+      (transport as ClientTransport & { [TAKES_SIGNAL_LIKE]?: boolean })[TAKES_SIGNAL_LIKE] === true;
     this.#settings = settings;
     this.#capabilities = settings.capabilities;
     this.#listeners = new Listeners({
@@ -200,17 +205,18 @@ export class Client {
     const request: JsonRpcRequest =
       full === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: full };
     const timeout = options.timeout ?? this.#settings.timeout ?? DEFAULT_CALL_TIMEOUT;
-    const controller = new AbortController();
+    // The call's cancellation: its AbortSignal is made only for a transport that needs a real one.
+    const cancel = new LazySignal();
     let timer: ReturnType<typeof setTimeout> | undefined;
     if (timeout > 0 && Number.isFinite(timeout)) {
       timer = setTimeout(() => {
         const hint = this.#transport.kind === 'stdio' ? stdioHint(this.#transport) : '';
-        controller.abort(new TimeoutError(`${method} did not complete within ${timeout} ms${hint}`, timeout));
+        cancel.abort(new TimeoutError(`${method} did not complete within ${timeout} ms${hint}`, timeout));
       }, timeout);
     }
     const userSignal = options.signal;
     const onAbort = () =>
-      controller.abort(
+      cancel.abort(
         new SnodoError('SNODO_ERR_ABORTED', `${method} was aborted: ${describeReason(userSignal?.reason)}`, {
           cause: userSignal?.reason,
         }),
@@ -225,12 +231,12 @@ export class Client {
     try {
       response = await this.#transport.request(request, {
         protocolVersion: version,
-        signal: controller.signal,
+        signal: this.#takesSignalLike ? (cancel as unknown as AbortSignal) : cancel.signal,
         ...(options.headers ? { headers: options.headers } : {}),
         ...(trace ? { trace: trace.fields } : {}),
       });
     } catch (error) {
-      const failure = controller.signal.aborted ? controller.signal.reason : error;
+      const failure = cancel.aborted ? cancel.reason : error;
       trace?.end({ error: failure });
       throw failure;
     } finally {
@@ -353,7 +359,7 @@ export class Client {
     const version = this.#negotiated?.version;
     const message: JsonRpcNotification =
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-    await this.#transport.notify(message, { protocolVersion: version, signal: new AbortController().signal });
+    await this.#transport.notify(message, { protocolVersion: version, signal: NEVER_ABORTED });
   }
 
   // ---- cached reads ----------------------------------------------------------------------
@@ -646,7 +652,7 @@ export class Client {
         if (controller.signal.aborted) return;
         return this.#transport.respond(response, {
           protocolVersion: version,
-          signal: new AbortController().signal,
+          signal: NEVER_ABORTED,
         });
       })
       .catch((error: unknown) =>

@@ -1,4 +1,5 @@
 import type {
+  AbortSignalLike,
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResponse,
@@ -26,6 +27,21 @@ export interface SendOptions {
    */
   readonly trace?: Readonly<Record<string, string>>;
 }
+
+/**
+ * Marks Snodo's own transports: they read `SendOptions.signal` only as an AbortSignalLike
+ * (`aborted`, `reason`, `abort` listeners), so the client hands them a cancellation whose
+ * AbortSignal is never made unless needed. Any other transport gets a real AbortSignal.
+ */
+export const TAKES_SIGNAL_LIKE: unique symbol = Symbol('snodo.client.takesSignalLike');
+
+/** SendOptions as Snodo's own transports take them: `signal` may be any AbortSignalLike. */
+export interface OwnSendOptions extends Omit<SendOptions, 'signal'> {
+  readonly signal: AbortSignalLike;
+}
+
+/** An AbortSignal that never aborts, for messages nothing can cancel (notifications, answers). */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /** Where a transport delivers what the server sends besides responses to the client's requests. */
 export interface TransportSink {

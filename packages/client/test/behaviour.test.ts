@@ -193,6 +193,28 @@ describe('results and errors', () => {
     await expect(call).rejects.toMatchObject({ code: 'SNODO_ERR_ABORTED', message: /user gave up/ });
   });
 
+  it('a custom transport gets a real AbortSignal for each call, which the caller’s signal aborts', async () => {
+    let reached!: () => void;
+    const called = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const transport = modern(() => {
+      reached();
+      return 'silent';
+    });
+    const client = await connect({ transport });
+    const controller = new AbortController();
+    const call = client.callTool('slow', {}, { signal: controller.signal });
+    await called;
+    const signal = transport.sent.at(-1)?.options.signal;
+    expect(signal).toBeInstanceOf(AbortSignal);
+    expect(signal?.aborted).toBe(false);
+    controller.abort(new Error('user gave up'));
+    await expect(call).rejects.toMatchObject({ code: 'SNODO_ERR_ABORTED' });
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toMatchObject({ code: 'SNODO_ERR_ABORTED', message: /user gave up/ });
+  });
+
   it('follows cursors in all* helpers, bounded by maxPages', async () => {
     const transport = modern((r) => {
       const cursor = (r.params as { cursor?: string }).cursor;

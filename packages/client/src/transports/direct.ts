@@ -8,7 +8,12 @@ import {
 } from '@snodo/core';
 import { Connection, classifyMessage, isResponse } from '@snodo/core/internal';
 import { transportError } from '../errors.js';
-import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
+import {
+  type ClientTransport,
+  type OwnSendOptions,
+  TAKES_SIGNAL_LIKE,
+  type TransportSink,
+} from '../transport.js';
 import { PendingRequests } from './pending.js';
 
 const RESOLVED = Promise.resolve();
@@ -23,6 +28,7 @@ const RESOLVED = Promise.resolve();
  */
 export class DirectTransport implements ClientTransport {
   readonly kind = 'direct';
+  readonly [TAKES_SIGNAL_LIKE] = true;
   readonly #runtime: Runtime;
   readonly #pending = new PendingRequests();
   #sink: TransportSink | undefined;
@@ -63,7 +69,7 @@ export class DirectTransport implements ClientTransport {
     return this.#engine;
   }
 
-  async request(request: JsonRpcRequest, options: SendOptions): Promise<JsonRpcResponse> {
+  async request(request: JsonRpcRequest, options: OwnSendOptions): Promise<JsonRpcResponse> {
     const engine = this.#open();
     if (options.signal.aborted) throw options.signal.reason;
     const response = this.#pending.wait(request.id, options.signal, () => {

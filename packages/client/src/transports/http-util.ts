@@ -1,4 +1,5 @@
 /** Helpers of the HTTP transport: headers, bodies, ids and network errors. */
+import type { AbortSignalLike } from '@snodo/core';
 import { type ClientErrorCode, type TransportError, transportError } from '../errors.js';
 
 export type Body = AsyncIterable<Buffer | Uint8Array> & {
@@ -69,7 +70,7 @@ export function excerpt(text: string): string {
   return trimmed === '' ? '' : `: ${trimmed.length > 200 ? `${trimmed.slice(0, 200)}…` : trimmed}`;
 }
 
-export function delay(ms: number, signal: AbortSignal): Promise<void> {
+export function delay(ms: number, signal: AbortSignalLike): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {

@@ -1,4 +1,5 @@
 import {
+  type AbortSignalLike,
   type DecodeLimits,
   decodeMessage,
   encodeJson,
@@ -8,12 +9,19 @@ import {
   type ProtocolVersion,
   SnodoError,
 } from '@snodo/core';
+import { LazySignal } from '@snodo/core/internal';
 import { Pool } from 'undici';
 import { DEFAULT_HTTP_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES } from '../defaults.js';
 import { transportError } from '../errors.js';
 import { encodeHeaderValue } from '../headers.js';
 import { OAuthClient, type OAuthOptions } from '../oauth.js';
-import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
+import {
+  type ClientTransport,
+  NEVER_ABORTED,
+  type OwnSendOptions,
+  TAKES_SIGNAL_LIKE,
+  type TransportSink,
+} from '../transport.js';
 import { type Answer, Collected, exchange } from './http-exchange.js';
 import {
   type Body,
@@ -66,12 +74,13 @@ const NAMED: Readonly<Record<string, string>> = {
  */
 export class HttpTransport implements ClientTransport {
   readonly kind = 'http';
+  readonly [TAKES_SIGNAL_LIKE] = true;
   readonly httpHeaders = true;
   readonly #url: URL;
   readonly #path: string;
   readonly #options: HttpTransportOptions;
   readonly #pool: Pool;
-  readonly #inflight = new Set<AbortController>();
+  readonly #inflight = new Set<LazySignal>();
   readonly #maxBytes: number;
   readonly #oauth: OAuthClient | undefined;
   #sink: TransportSink | undefined;
@@ -117,7 +126,7 @@ export class HttpTransport implements ClientTransport {
   async #headers(
     method: string | undefined,
     params: Record<string, unknown> | undefined,
-    options: SendOptions,
+    options: OwnSendOptions,
   ): Promise<Record<string, string>> {
     const headers: Record<string, string> = {
       ...this.#options.headers,
@@ -143,8 +152,9 @@ export class HttpTransport implements ClientTransport {
     return headers;
   }
 
-  #track(signal: AbortSignal): { controller: AbortController; done(): void } {
-    const controller = new AbortController();
+  /** The call's own cancellation: aborted by the caller's signal or by close(); no AbortSignal is made for it. */
+  #track(signal: AbortSignalLike): { controller: LazySignal; done(): void } {
+    const controller = new LazySignal();
     const onAbort = () => controller.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
@@ -158,16 +168,16 @@ export class HttpTransport implements ClientTransport {
     };
   }
 
-  async request(request: JsonRpcRequest, options: SendOptions): Promise<JsonRpcResponse> {
+  async request(request: JsonRpcRequest, options: OwnSendOptions): Promise<JsonRpcResponse> {
     this.#check();
     const { controller, done } = this.#track(options.signal);
     const legacy = options.protocolVersion !== MODERN;
     try {
-      const { headers, response } = await this.#authorized(controller.signal, async () => {
+      const { headers, response } = await this.#authorized(controller, async () => {
         const headers = await this.#headers(request.method, request.params, options);
         const response = await exchange(
           this.#pool,
-          { path: this.#path, method: 'POST', headers, body: encodeJson(request), signal: controller.signal },
+          { path: this.#path, method: 'POST', headers, body: encodeJson(request), signal: forUndici(controller) },
           this.#maxBytes,
         );
         return { headers, response };
@@ -180,10 +190,10 @@ export class HttpTransport implements ClientTransport {
       const body = response.body;
       if (type === 'text/event-stream' && response.statusCode < 300) {
         const parser = new SseParser(this.#maxBytes);
-        const found = await this.#readEvents(body, parser, request, controller.signal);
+        const found = await this.#readEvents(body, parser, request, controller);
         if (found) return found;
         if (legacy && parser.lastEventId !== undefined && this.#sessionId !== undefined) {
-          return await this.#resume(request, parser, options, controller.signal);
+          return await this.#resume(request, parser, options, controller);
         }
         throw transportError(
           'SNODO_ERR_CONNECTION_CLOSED',
@@ -200,7 +210,7 @@ export class HttpTransport implements ClientTransport {
       }
       return this.#jsonAnswer(request, response.statusCode, type, text);
     } catch (error) {
-      throw this.#failure(error, controller.signal, request, options, legacy);
+      throw this.#failure(error, controller, request, options, legacy);
     } finally {
       done();
     }
@@ -210,7 +220,7 @@ export class HttpTransport implements ClientTransport {
    * Sends with `send`; while the answer is a 401 (or a 403 `insufficient_scope`) and OAuth is
    * configured, authorizes and sends again, at most `maxAttempts` times.
    */
-  async #authorized<T extends { response: Answer }>(signal: AbortSignal, send: () => Promise<T>): Promise<T> {
+  async #authorized<T extends { response: Answer }>(signal: AbortSignalLike, send: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const sent = await send();
       const { statusCode, headers } = sent.response;
@@ -259,7 +269,7 @@ export class HttpTransport implements ClientTransport {
     body: Body,
     parser: SseParser,
     request: JsonRpcRequest | undefined,
-    signal: AbortSignal,
+    signal: AbortSignalLike,
   ): Promise<JsonRpcResponse | undefined> {
     try {
       for await (const chunk of body) {
@@ -300,8 +310,8 @@ export class HttpTransport implements ClientTransport {
   async #resume(
     request: JsonRpcRequest,
     parser: SseParser,
-    options: SendOptions,
-    signal: AbortSignal,
+    options: OwnSendOptions,
+    signal: AbortSignalLike,
   ): Promise<JsonRpcResponse> {
     await delay(parser.retry ?? 1_000, signal);
     const headers = await this.#headers(undefined, undefined, options);
@@ -310,7 +320,7 @@ export class HttpTransport implements ClientTransport {
     if (parser.lastEventId !== undefined) headers['last-event-id'] = parser.lastEventId;
     const response = await exchange(
       this.#pool,
-      { path: this.#path, method: 'GET', headers, signal },
+      { path: this.#path, method: 'GET', headers, signal: forUndici(signal) },
       this.#maxBytes,
     );
     const body = response.body;
@@ -335,9 +345,9 @@ export class HttpTransport implements ClientTransport {
 
   #failure(
     error: unknown,
-    signal: AbortSignal,
+    signal: AbortSignalLike,
     request: JsonRpcRequest,
-    options: SendOptions,
+    options: OwnSendOptions,
     legacy: boolean,
   ): unknown {
     if (options.signal.aborted) {
@@ -355,7 +365,7 @@ export class HttpTransport implements ClientTransport {
             method: 'notifications/cancelled',
             params: { requestId: request.id, ...(reason instanceof Error ? { reason: reason.message } : {}) },
           },
-          { protocolVersion: options.protocolVersion, signal: new AbortController().signal },
+          { protocolVersion: options.protocolVersion, signal: NEVER_ABORTED },
         ).catch(() => {});
       }
       return options.signal.reason;
@@ -375,7 +385,7 @@ export class HttpTransport implements ClientTransport {
 
   async #post(
     message: JsonRpcNotification | JsonRpcResponse,
-    options: SendOptions,
+    options: OwnSendOptions,
     what: string,
   ): Promise<number> {
     this.#check();
@@ -383,12 +393,12 @@ export class HttpTransport implements ClientTransport {
     const { controller, done } = this.#track(options.signal);
     try {
       const params = 'method' in message ? message.params : undefined;
-      const { response } = await this.#authorized(controller.signal, async () => {
+      const { response } = await this.#authorized(controller, async () => {
         const headers = await this.#headers(method, params, options);
         if (method === undefined) delete headers['mcp-method'];
         const response = await exchange(
           this.#pool,
-          { path: this.#path, method: 'POST', headers, body: encodeJson(message), signal: controller.signal },
+          { path: this.#path, method: 'POST', headers, body: encodeJson(message), signal: forUndici(controller) },
           this.#maxBytes,
         );
         return { response };
@@ -413,7 +423,7 @@ export class HttpTransport implements ClientTransport {
     }
   }
 
-  async notify(notification: JsonRpcNotification, options: SendOptions): Promise<void> {
+  async notify(notification: JsonRpcNotification, options: OwnSendOptions): Promise<void> {
     await this.#post(notification, options, notification.method);
     if (notification.method === 'notifications/initialized' && options.protocolVersion !== MODERN) {
       this.#legacyVersion = options.protocolVersion;
@@ -421,12 +431,12 @@ export class HttpTransport implements ClientTransport {
     }
   }
 
-  async respond(response: JsonRpcResponse, options: SendOptions): Promise<void> {
+  async respond(response: JsonRpcResponse, options: OwnSendOptions): Promise<void> {
     await this.#post(response, options, `the response to server request ${String(response.id)}`);
   }
 
   /** The session's standalone GET stream, for server messages unrelated to a request; 4xx means none. */
-  #openGetStream(options: SendOptions): void {
+  #openGetStream(options: OwnSendOptions): void {
     if (this.#getStream || this.#closed) return;
     const controller = new AbortController();
     this.#getStream = controller;
@@ -474,7 +484,7 @@ export class HttpTransport implements ClientTransport {
       try {
         const headers = await this.#headers(undefined, undefined, {
           protocolVersion: this.#legacyVersion as ProtocolVersion | undefined,
-          signal: new AbortController().signal,
+          signal: NEVER_ABORTED,
         });
         delete headers['content-type'];
         const response = await exchange(
@@ -491,4 +501,9 @@ export class HttpTransport implements ClientTransport {
     await this.#pool.destroy();
     this.#sink?.closed(undefined);
   }
+}
+
+/** undici reads a request's `signal` as an EventTarget (`aborted`, `reason`, `abort` listeners): a LazySignal is one. */
+function forUndici(signal: AbortSignalLike): AbortSignal {
+  return signal as unknown as AbortSignal;
 }

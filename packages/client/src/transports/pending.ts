@@ -1,4 +1,4 @@
-import type { JsonRpcResponse, RequestId } from '@snodo/core';
+import type { AbortSignalLike, JsonRpcResponse, RequestId } from '@snodo/core';
 import { requestKey } from '@snodo/core/internal';
 
 /** The key of a request id in a Map: core's one scheme (its JSON text; "1" and 1 differ). */
@@ -22,7 +22,7 @@ export class PendingRequests {
   }
 
   /** Registers `id`; the promise settles with its response, or rejects on abort or `failAll`. */
-  wait(id: RequestId, signal: AbortSignal, onAbort?: () => void): Promise<JsonRpcResponse> {
+  wait(id: RequestId, signal: AbortSignalLike, onAbort?: () => void): Promise<JsonRpcResponse> {
     const key = idKey(id);
     return new Promise<JsonRpcResponse>((resolve, reject) => {
       if (signal.aborted) {

@@ -14,7 +14,12 @@ import {
   STDERR_TAIL_CHARS,
 } from '../defaults.js';
 import { transportError } from '../errors.js';
-import type { ClientTransport, SendOptions, TransportSink } from '../transport.js';
+import {
+  type ClientTransport,
+  type OwnSendOptions,
+  TAKES_SIGNAL_LIKE,
+  type TransportSink,
+} from '../transport.js';
 import type { OversizedLine } from './id-scanner.js';
 import { LineSplitter } from './lines.js';
 import { PendingRequests } from './pending.js';
@@ -62,6 +67,7 @@ function defaultEnv(): Record<string, string> {
  */
 export class StdioTransport implements ClientTransport {
   readonly kind = 'stdio';
+  readonly [TAKES_SIGNAL_LIKE] = true;
   readonly probeNeedsTimeout = true;
   readonly #target: StdioTarget;
   readonly #options: StdioOptions;
@@ -223,7 +229,7 @@ export class StdioTransport implements ClientTransport {
     stdin.write(`${encodeJson(message)}\n`);
   }
 
-  request(request: JsonRpcRequest, options: SendOptions): Promise<JsonRpcResponse> {
+  request(request: JsonRpcRequest, options: OwnSendOptions): Promise<JsonRpcResponse> {
     if (this.#failure) return Promise.reject(this.#failure);
     const response = this.#pending.wait(request.id, options.signal, () => {
       // Late responses are dropped by the pending table; tell the server to stop (not for initialize).
