@@ -1,3 +1,6 @@
+/** An `abort` listener, as EventTarget takes one (spelled out: @types/node has no global name for it). */
+export type AbortListener = ((event: Event) => void) | { handleEvent(event: Event): void };
+
 /**
  * What core reads of a cancellation: `aborted`, `reason`, and `abort` listeners. An AbortSignal is
  * one; so is a LazySignal, which costs almost nothing until something needs a real AbortSignal.
@@ -7,10 +10,10 @@ export interface AbortSignalLike {
   readonly reason: unknown;
   addEventListener(
     type: 'abort',
-    listener: EventListenerOrEventListenerObject,
+    listener: AbortListener,
     options?: { once?: boolean },
   ): void;
-  removeEventListener(type: 'abort', listener: EventListenerOrEventListenerObject): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface AbortSignalLike {
 export class LazySignal implements AbortSignalLike {
   aborted = false;
   reason: unknown = undefined;
-  #listener: EventListenerOrEventListenerObject | undefined = undefined;
+  #listener: AbortListener | undefined = undefined;
   #controller: AbortController | undefined = undefined;
 
   /** The AbortSignal of this cancellation, made on the first read; aborted when this is. */
@@ -42,7 +45,7 @@ export class LazySignal implements AbortSignalLike {
 
   addEventListener(
     _type: 'abort',
-    listener: EventListenerOrEventListenerObject,
+    listener: AbortListener,
     options?: { once?: boolean },
   ): void {
     // As on an AbortSignal: a listener added once aborted never runs.
@@ -51,7 +54,7 @@ export class LazySignal implements AbortSignalLike {
     else this.signal.addEventListener('abort', listener, options);
   }
 
-  removeEventListener(_type: 'abort', listener: EventListenerOrEventListenerObject): void {
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.#listener === listener) this.#listener = undefined;
     else this.#controller?.signal.removeEventListener('abort', listener);
   }
