@@ -1,5 +1,6 @@
 /** What a context's `signal` is read from: an executor job or a LazySignal (its `signal` made when read). */
 export interface SignalSource {
+  readonly aborted: boolean;
   readonly signal: AbortSignal;
 }
 
@@ -26,6 +27,12 @@ const JOB_SIGNAL: PropertyDescriptor = {
 export function withJobSignal<T extends object>(target: T, job: SignalSource): T & SignalSource {
   (target as T & WithJob)[kJob] = job;
   return Object.defineProperty(target, 'signal', JOB_SIGNAL) as T & SignalSource;
+}
+
+/** Whether `context`'s signal aborted, without making the AbortSignal of a job that has none yet. */
+export function contextAborted(context: { readonly signal: AbortSignal }): boolean {
+  const job = jobOf(context);
+  return job === undefined ? context.signal.aborted : job.aborted;
 }
 
 /** The job a context made by `withJobSignal` reads its signal from; undefined for any other. */

@@ -8,11 +8,7 @@ export type AbortListener = ((event: Event) => void) | { handleEvent(event: Even
 export interface AbortSignalLike {
   readonly aborted: boolean;
   readonly reason: unknown;
-  addEventListener(
-    type: 'abort',
-    listener: AbortListener,
-    options?: { once?: boolean },
-  ): void;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
   removeEventListener(type: 'abort', listener: AbortListener): void;
 }
 
@@ -43,11 +39,7 @@ export class LazySignal implements AbortSignalLike {
     return controller.signal;
   }
 
-  addEventListener(
-    _type: 'abort',
-    listener: AbortListener,
-    options?: { once?: boolean },
-  ): void {
+  addEventListener(_type: 'abort', listener: AbortListener, options?: { once?: boolean }): void {
     // As on an AbortSignal: a listener added once aborted never runs.
     if (this.aborted || this.#listener === listener) return;
     if (this.#listener === undefined && this.#controller === undefined) this.#listener = listener;

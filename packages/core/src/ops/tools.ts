@@ -1,6 +1,7 @@
 import { visible } from '../auth/scopes.js';
 import type { HandlerContext } from '../dispatch/context.js';
 import { InputRequiredSignal } from '../dispatch/input.js';
+import { contextAborted } from '../dispatch/job-signal.js';
 import type { OperationCall } from '../dispatch/operation.js';
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
@@ -90,7 +91,7 @@ async function runTool(
   try {
     result = normalizeToolResult(await tool.definition.handler(args, context));
   } catch (error) {
-    if (ProtocolError.is(error) || error instanceof InputRequiredSignal || context.signal.aborted)
+    if (ProtocolError.is(error) || error instanceof InputRequiredSignal || contextAborted(context))
       throw error;
     reportError(call.runtime, error, {
       method: 'tools/call',
