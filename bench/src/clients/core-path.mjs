@@ -1,6 +1,6 @@
 // In-process core path (no sockets, no pipes): one tools/call echo request at a time through a
 // layer of core, in its own process so the runner's heap does not disturb it.
-//   node core-path.mjs --path floor|dispatch|executor|engine|handle|stdio --calls N
+//   node core-path.mjs --path floor|dispatch|executor|engine|handle|stdio|client --calls N
 //     floor     JSON.parse the line, JSON.stringify a fixed echo result: no MCP work at all
 //     dispatch  decodeMessage → dispatch(runtime) → encodeJson (what a stdio connection does per line)
 //     executor  the same with dispatch run by an Executor (admission, deadline, signal), through its

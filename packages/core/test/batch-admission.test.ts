@@ -240,7 +240,7 @@ describe('maxBatchItems', () => {
   });
 
   it('dispatchBatch bounds a batch by itself: at the limit served, over it one -32600 and nothing runs', async () => {
-    const { runtime, running, release } = holdServer();
+    const { runtime, running } = holdServer();
     const session = await legacySession(runtime);
     const atLimit = await dispatchBatch(runtime, items([ping(), ping()]), { session }, { maxBatchItems: 2 });
     expect(atLimit.responses).toHaveLength(2);

@@ -160,6 +160,7 @@ describe('the runtime exports of each package', () => {
         "enumOf",
         "errorFromRow",
         "errorMessage",
+        "escapeNonAscii",
         "flattenHeaders",
         "fn",
         "handlerBodyLimits",

@@ -177,7 +177,13 @@ export class HttpTransport implements ClientTransport {
         const headers = await this.#headers(request.method, request.params, options);
         const response = await exchange(
           this.#pool,
-          { path: this.#path, method: 'POST', headers, body: encodeJson(request), signal: forUndici(controller) },
+          {
+            path: this.#path,
+            method: 'POST',
+            headers,
+            body: encodeJson(request),
+            signal: forUndici(controller),
+          },
           this.#maxBytes,
         );
         return { headers, response };
@@ -220,7 +226,10 @@ export class HttpTransport implements ClientTransport {
    * Sends with `send`; while the answer is a 401 (or a 403 `insufficient_scope`) and OAuth is
    * configured, authorizes and sends again, at most `maxAttempts` times.
    */
-  async #authorized<T extends { response: Answer }>(signal: AbortSignalLike, send: () => Promise<T>): Promise<T> {
+  async #authorized<T extends { response: Answer }>(
+    signal: AbortSignalLike,
+    send: () => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const sent = await send();
       const { statusCode, headers } = sent.response;
@@ -398,7 +407,13 @@ export class HttpTransport implements ClientTransport {
         if (method === undefined) delete headers['mcp-method'];
         const response = await exchange(
           this.#pool,
-          { path: this.#path, method: 'POST', headers, body: encodeJson(message), signal: forUndici(controller) },
+          {
+            path: this.#path,
+            method: 'POST',
+            headers,
+            body: encodeJson(message),
+            signal: forUndici(controller),
+          },
           this.#maxBytes,
         );
         return { response };

@@ -10,7 +10,7 @@ import {
   type SubscriptionSlot,
   submitJob,
 } from '../executor/executor.js';
-import { LazySignal } from '../executor/lazy-signal.js';
+import { type AbortSignalLike, LazySignal } from '../executor/lazy-signal.js';
 import type { RequestId } from '../json/int.js';
 import type { Decoded, DecodedSingle } from '../jsonrpc/decode.js';
 import { type JsonRpcMessage, type JsonRpcResponse, requestKey } from '../jsonrpc/types.js';
@@ -457,10 +457,7 @@ export class Connection {
    * room and the submit run in one synchronous step, so another submitter sharing the executor
    * cannot take the place in between. With no executor the task runs at once.
    */
-  #submitTask<T>(
-    task: (job: JobSignal) => Promise<T>,
-    options: JobOptions & { signal?: LazySignal },
-  ): Promise<T> {
+  #submitTask<T>(task: (job: JobSignal) => Promise<T>, options: JobOptions): Promise<T> {
     const executor = this.#executor;
     if (executor === undefined) return runAtOnce(task, options.signal);
     if (this.#admissions === undefined && !executor.full) return submitJob(executor, task, options);
@@ -570,10 +567,20 @@ export class Connection {
   }
 }
 
-/** Runs `task` now; its job is the request's own cancellation (or a fresh one), so a cancel reaches it. */
-function runAtOnce<T>(task: (job: JobSignal) => Promise<T>, cancel: LazySignal | undefined): Promise<T> {
+/**
+ * Runs `task` now. Its job is the request's own cancellation (a LazySignal, as the engine hands
+ * over), or one that follows `cancel`.
+ */
+function runAtOnce<T>(task: (job: JobSignal) => Promise<T>, cancel: AbortSignalLike | undefined): Promise<T> {
+  let job: LazySignal;
+  if (cancel instanceof LazySignal) job = cancel;
+  else {
+    job = new LazySignal();
+    if (cancel?.aborted) job.abort(cancel.reason);
+    else cancel?.addEventListener('abort', () => job.abort(cancel.reason));
+  }
   try {
-    return task(cancel ?? new LazySignal());
+    return task(job);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -6,7 +6,6 @@ import {
   duration,
   type OptionSchema,
   option,
-  other,
 } from '../limits/validate.js';
 import { type Logger, log, loggerProblem } from '../telemetry/log.js';
 import { type DeadlineItem, DeadlineList } from './deadlines.js';
