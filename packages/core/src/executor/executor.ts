@@ -1,12 +1,6 @@
 import { branded, brandedInstance } from '../errors/brand.js';
 import { optionError } from '../errors/table.js';
-import {
-  COMMON_RULES,
-  checkOptions,
-  duration,
-  type OptionSchema,
-  option,
-} from '../limits/validate.js';
+import { COMMON_RULES, checkOptions, duration, type OptionSchema, option } from '../limits/validate.js';
 import { type Logger, log, loggerProblem } from '../telemetry/log.js';
 import { type DeadlineItem, DeadlineList } from './deadlines.js';
 import { ExecutorError } from './errors.js';
