@@ -4,8 +4,8 @@ import { promisify } from 'node:util';
 import { trace } from '@opentelemetry/api';
 import { expect, it } from 'vitest';
 import { z } from 'zod';
-import { type ClientRequestChannel, createServer, tool } from '../src/index.js';
-import { initialize, legacy, modern } from './helpers/demo.js';
+import { createServer, tool } from '../src/index.js';
+import { elicitingClient, legacy, modern } from './helpers/demo.js';
 import { run } from './helpers/run.js';
 
 // No SDK is registered in this file: the API's no-op provider and propagators are in force.
@@ -38,15 +38,7 @@ it('records no span and adds nothing to the wire when no SDK is registered', asy
   expect(response.result.content).toEqual([{ type: 'text', text: 'ok' }]);
   expect(seen).toEqual([undefined]); // no SDK: no context manager, no span
 
-  const init = await run(runtime, initialize('2025-11-25', { elicitation: {} }));
-  const session = init.outcome.type === 'response' ? init.outcome.session : undefined;
-  const sent: unknown[] = [];
-  const channel: ClientRequestChannel = {
-    request: async (_method, params) => {
-      sent.push(params);
-      return { action: 'decline' };
-    },
-  };
+  const { session, channel, sent } = await elicitingClient(runtime);
   await run(runtime, legacy('tools/call', { name: 'ask', arguments: {} }), { session, channel });
   expect(sent).toEqual([{ message: 'Name?', requestedSchema: { type: 'object', properties: {} } }]);
 });

@@ -8,9 +8,9 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type ClientRequestChannel, createServer, tool } from '../src/index.js';
+import { createServer, tool } from '../src/index.js';
 import { isObserved } from '../src/telemetry/instruments.js';
-import { initialize, legacy, modern } from './helpers/demo.js';
+import { elicitingClient, legacy, modern } from './helpers/demo.js';
 import { run } from './helpers/run.js';
 
 const PARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -78,15 +78,7 @@ describe('tracing while nothing observes it', () => {
 
   it("with only a propagator registered, a caller's trace context still reaches a server-initiated request's _meta", async () => {
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    const init = await run(runtime, initialize('2025-11-25', { elicitation: {} }));
-    const session = init.outcome.type === 'response' ? init.outcome.session : undefined;
-    const sent: Record<string, unknown>[] = [];
-    const channel: ClientRequestChannel = {
-      request: async (_method, params) => {
-        sent.push(params ?? {});
-        return { action: 'decline' };
-      },
-    };
+    const { session, channel, sent } = await elicitingClient(runtime);
     const ask = legacy('tools/call', { name: 'ask', arguments: {}, _meta: { traceparent: PARENT } });
     const { response } = await run(runtime, ask, { session, channel });
     expect(response.result.content).toEqual([{ type: 'text', text: 'done' }]);

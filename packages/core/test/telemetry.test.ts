@@ -9,16 +9,8 @@ import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@o
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type ClientRequestChannel,
-  createServer,
-  type ErrorContext,
-  Executor,
-  prompt,
-  resource,
-  tool,
-} from '../src/index.js';
-import { initialize, legacy, MODERN, modern } from './helpers/demo.js';
+import { createServer, type ErrorContext, Executor, prompt, resource, tool } from '../src/index.js';
+import { elicitingClient, initialize, legacy, MODERN, modern } from './helpers/demo.js';
 import { run } from './helpers/run.js';
 
 const spans = new InMemorySpanExporter();
@@ -218,15 +210,7 @@ describe('server spans', () => {
   });
 
   it('sends a server-initiated request (initialize-based) in a CLIENT span whose context is in its _meta', async () => {
-    const init = await run(runtime, initialize('2025-11-25', { elicitation: {} }));
-    const session = init.outcome.type === 'response' ? init.outcome.session : undefined;
-    const sent: Record<string, unknown>[] = [];
-    const channel: ClientRequestChannel = {
-      request: async (_method, params) => {
-        sent.push(params ?? {});
-        return { action: 'decline' };
-      },
-    };
+    const { session, channel, sent } = await elicitingClient(runtime);
     spans.reset();
     await run(runtime, legacy('tools/call', { name: 'ask', arguments: {} }), { session, channel });
     const server = only('tools/call ask');

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { createServer, type ServerDefinition, tool } from '../../src/index.js';
+import {
+  type ClientRequestChannel,
+  createServer,
+  type Runtime,
+  type ServerDefinition,
+  type Session,
+  tool,
+} from '../../src/index.js';
+import { run } from './run.js';
 
 export const MODERN = '2026-07-28';
 
@@ -70,4 +78,26 @@ export function initialize(version: string, capabilities: Record<string, unknown
     capabilities,
     clientInfo: { name: 'test', version: '0' },
   });
+}
+
+/** An initialize-based session that declared elicitation, and a channel answering its requests. */
+export interface ElicitingClient {
+  readonly session: Session | undefined;
+  /** Records the params of each server→client request and declines it. */
+  readonly channel: ClientRequestChannel;
+  readonly sent: (Record<string, unknown> | undefined)[];
+}
+
+/** Initializes a 2025-11-25 session with elicitation declared, and a channel that records and declines. */
+export async function elicitingClient(runtime: Runtime): Promise<ElicitingClient> {
+  const init = await run(runtime, initialize('2025-11-25', { elicitation: {} }));
+  const session = init.outcome.type === 'response' ? init.outcome.session : undefined;
+  const sent: (Record<string, unknown> | undefined)[] = [];
+  const channel: ClientRequestChannel = {
+    request: async (_method, params) => {
+      sent.push(params);
+      return { action: 'decline' };
+    },
+  };
+  return { session, channel, sent };
 }
