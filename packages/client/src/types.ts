@@ -36,7 +36,8 @@ export interface InputContext {
   readonly via: 'mrtr' | 'task' | 'request';
   /**
    * A server-initiated request: the id of this client's request the server sent it while handling,
-   * when the transport can tell (HTTP: it came on that request's response stream; see `onRequestId`).
+   * when the transport can tell (HTTP: it came on that request's response stream, see `onRequestId`;
+   * in process: the engine wrote it for that request; stdio cannot tell).
    */
   readonly relatedRequestId?: RequestId;
 }

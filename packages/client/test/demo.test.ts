@@ -135,32 +135,42 @@ describe.each(KINDS)('demo server over %s', (kind) => {
   );
 
   it.each(SUPPORTED_VERSIONS)(
-    'answers the ask tool through onElicit on %s (MRTR, or a server request before 2026-07-28)',
+    'answers the ask tool through onElicit on %s (MRTR, or a server request before 2026-07-28, related to the call where the transport can tell)',
     async (version) => {
       const asked: unknown[] = [];
-      await withClient(
-        kind,
+      const recorder = wrap(transportFor(kind));
+      const client = await connect(
+        { transport: recorder },
         {
           protocolVersions: [version],
           onElicit: (params, context) => {
-            asked.push([params.message, context.via]);
+            asked.push([params.message, context.via, context.relatedRequestId]);
             return { action: 'accept', content: { name: 'Ada' } };
           },
         },
-        async (client) => {
-          expect(client.capabilities).toEqual({ elicitation: {} });
-          if (version === '2025-03-26') {
-            // That revision has no elicitation: the server refuses instead of sending the request.
-            const error = await client.callTool('ask').catch((e: unknown) => e);
-            expect(ProtocolError.is(error)).toBe(true);
-            expect(error).toMatchObject({ code: -32021, message: /does not exist in protocol revision/ });
-            return;
-          }
-          expect((await client.callTool('ask')).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
-        },
       );
-      const via = version === '2026-07-28' ? 'mrtr' : 'request';
-      expect(asked).toEqual(version === '2025-03-26' ? [] : [['What is your name?', via]]);
+      try {
+        expect(client.capabilities).toEqual({ elicitation: {} });
+        if (version === '2025-03-26') {
+          // That revision has no elicitation: the server refuses instead of sending the request.
+          const error = await client.callTool('ask').catch((e: unknown) => e);
+          expect(ProtocolError.is(error)).toBe(true);
+          expect(error).toMatchObject({ code: -32021, message: /does not exist in protocol revision/ });
+        } else {
+          expect((await client.callTool('ask')).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+        }
+      } finally {
+        await client.close();
+      }
+      const call = recorder.requests.find((r) => r.method === 'tools/call');
+      // A server request arrives on its call's response stream (HTTP) or is written with its call's
+      // key (in process); one stdio stream cannot tell which call it belongs to.
+      const related = kind === 'stdio' ? undefined : call?.id;
+      const expected = {
+        '2026-07-28': [['What is your name?', 'mrtr', undefined]],
+        '2025-03-26': [],
+      }[version as string] ?? [['What is your name?', 'request', related]];
+      expect(asked).toEqual(expected);
     },
   );
 

@@ -4,6 +4,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
+  type RequestId,
   type Runtime,
 } from '@snodo/core';
 import { Connection, classifyMessage, isResponse } from '@snodo/core/internal';
@@ -42,7 +43,11 @@ export class DirectTransport implements ClientTransport {
   async open(sink: TransportSink): Promise<void> {
     this.#sink = sink;
     this.#engine = new Connection(this.#runtime, {
-      output: { write: (message) => this.#take(message), ready: () => RESOLVED, blocked: false },
+      output: {
+        write: (message, related) => this.#take(message, related),
+        ready: () => RESOLVED,
+        blocked: false,
+      },
       maxBatchItems: DEFAULT_MAX_BATCH_ITEMS,
       onError: (error) => sink.warning(`direct: unexpected error while serving: ${String(error)}`),
       onIgnoredAnswer: (id) =>
@@ -55,11 +60,15 @@ export class DirectTransport implements ClientTransport {
     });
   }
 
-  /** What the engine writes: a response settles its request; the rest is the sink's. */
-  #take(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
+  /**
+   * What the engine writes: a response settles its request; the rest is the sink's, with the id of
+   * the client request it belongs to (`related` is that request's key, its id as JSON).
+   */
+  #take(message: JsonRpcMessage | JsonRpcMessage[], related?: string): boolean {
     if (Array.isArray(message)) for (const one of message) this.#take(one);
     else if (isResponse(message)) this.#pending.settle(message);
-    else if (!this.#closed) this.#sink?.message(message);
+    else if (!this.#closed)
+      this.#sink?.message(message, related === undefined ? undefined : (JSON.parse(related) as RequestId));
     return true;
   }
 
