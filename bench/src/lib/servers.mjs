@@ -13,6 +13,7 @@ export const SERVERS = {
   v2: { program: here('v2-http.mjs') },
   v1: { program: here('v1-http.mjs') },
   bare: { program: here('bare-http.mjs') },
+  'bare-jsonrpc': { program: here('bare-jsonrpc-http.mjs') },
   'bare-sse': { program: here('bare-sse.mjs') },
   'v2-stateful': { program: here('v2-http.mjs'), args: ['--stateful'] },
   'v1-stateful': { program: here('v1-http.mjs'), args: ['--stateful'] },
@@ -20,6 +21,7 @@ export const SERVERS = {
   'snodo-stdio': { repoPath: 'examples/everything/dist/main.js', args: ['--stdio'], stdio: true },
   'v2-stdio': { program: here('v2-stdio.mjs'), stdio: true },
   'v1-stdio': { program: here('v1-stdio.mjs'), stdio: true },
+  'bare-jsonrpc-stdio': { program: here('bare-jsonrpc-stdio.mjs'), stdio: true },
 };
 
 /**

@@ -42,6 +42,15 @@ const ROWS = [
     server: 'bare',
     dialect: 'modern',
   },
+  {
+    // The least a server that parses must do (servers/bare-jsonrpc-http.mjs): the floor under MCP's work.
+    id: 'bare-jsonrpc',
+    label: 'bare node:http, JSON-RPC echo (JSON.parse + JSON.stringify, no checks)',
+    role: 'ceiling',
+    short: 'bare JSON-RPC',
+    server: 'bare-jsonrpc',
+    dialect: 'modern',
+  },
 ];
 
 export default {

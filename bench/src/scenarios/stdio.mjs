@@ -25,6 +25,15 @@ const ROWS = [
     server: 'v1-stdio',
     dialect: 'legacy',
   },
+  {
+    // The least a stdio server that parses must do (servers/bare-jsonrpc-stdio.mjs).
+    id: 'bare-jsonrpc',
+    label: 'stdio JSON-RPC echo, JSON.parse + JSON.stringify, no checks',
+    role: 'ceiling',
+    short: 'bare JSON-RPC',
+    server: 'bare-jsonrpc-stdio',
+    dialect: 'modern',
+  },
 ];
 
 export default {
