@@ -14,6 +14,8 @@ export const SERVERS = {
   v1: { program: here('v1-http.mjs') },
   bare: { program: here('bare-http.mjs') },
   'bare-jsonrpc': { program: here('bare-jsonrpc-http.mjs') },
+  // A diagnostic for profile.mjs, in no scenario: core's HTTP path on a minimal node:http host.
+  'snodo-handle': { program: here('snodo-handle-http.mjs') },
   'bare-sse': { program: here('bare-sse.mjs') },
   'v2-stateful': { program: here('v2-http.mjs'), args: ['--stateful'] },
   'v1-stateful': { program: here('v1-http.mjs'), args: ['--stateful'] },
