@@ -224,6 +224,15 @@ describe('HTTP admission: media types, size, decoding', () => {
     },
   );
 
+  it('reads each Accept value as sent: an answer for one value is not reused for the next', async () => {
+    const message = discover();
+    const statuses = [];
+    for (const accept of ['application/json, text/event-stream', 'application/json', '*/*', 'text/*']) {
+      statuses.push((await post(runtime, message, { ...modernHeaders(message), accept })).status);
+    }
+    expect(statuses).toEqual([200, 406, 200, 406]);
+  });
+
   it('refuses a body over maxBodyBytes with 413; exactly maxBodyBytes passes', async () => {
     const message = discover();
     const text = JSON.stringify(message);

@@ -69,14 +69,18 @@ export function scopeRefusal(
   caller: AuthInfo | undefined,
   messages: readonly DecodedSingle[],
 ): HttpJsonResponse | undefined {
-  const granted = new Set(caller?.scopes ?? []);
-  const missing = new Set<string>();
+  // Made only for a target that requires scopes: most requests have none.
+  let granted: ReadonlySet<string> | undefined;
+  let missing: Set<string> | undefined;
   for (const message of messages) {
     if (message.kind !== 'request') continue;
-    for (const scope of missingScopes(requiredScopesOf(runtime, message.method, message.params), granted))
-      missing.add(scope);
+    const required = requiredScopesOf(runtime, message.method, message.params);
+    if (required === undefined || required.length === 0) continue;
+    granted ??= new Set(caller?.scopes ?? []);
+    const lacking = missingScopes(required, granted);
+    if (lacking.length > 0) missing = new Set([...(missing ?? []), ...lacking]);
   }
-  if (missing.size === 0) return undefined;
+  if (missing === undefined) return undefined;
   if (caller === undefined) {
     return authRefusal('missing_token', { metadataUrl: auth?.metadataUrl, scopes: [...missing] });
   }

@@ -64,11 +64,11 @@ export function isEdgePath(config: HttpConfig, path: string): boolean {
  * The answers that come before the MCP endpoint's own checks and need no credentials: a CORS
  * preflight, the protected resource metadata, the health route. Undefined for anything else.
  */
-export async function edgeResponse(
+export function edgeResponse(
   runtime: Runtime,
   config: HttpConfig,
   request: HttpRequest,
-): Promise<HttpJsonResponse | undefined> {
+): HttpJsonResponse | Promise<HttpJsonResponse> | undefined {
   const path = pathOf(request.path);
   const endpoint = config.path === undefined || path === config.path;
   if (config.cors && isPreflight(request) && (endpoint || isEdgePath(config, path))) {

@@ -26,6 +26,8 @@ import type { HttpJsonResponse, HttpRequest, HttpResponse, HttpStreamResponse } 
 
 type Of<K extends Work['kind']> = Extract<Work, { kind: K }>;
 
+const NO_SCOPES: ReadonlySet<string> = new Set();
+
 /**
  * Runs a prepared request and shapes its answer: JSON for a plain result, `text/event-stream` when
  * the request streams notifications before its result (decided by the first message) or opens a
@@ -86,7 +88,7 @@ function baseContext(
   if (work.headerVersion !== undefined) context.headerVersion = work.headerVersion;
   if (request.auth !== undefined) context.auth = request.auth;
   // HTTP checks requiredScopes: an anonymous caller has none.
-  context.grantedScopes = new Set(request.auth?.scopes ?? []);
+  context.grantedScopes = request.auth === undefined ? NO_SCOPES : new Set(request.auth.scopes ?? []);
   if (request.url !== undefined) context.url = request.url;
   context.headers = request.headers;
   return context;

@@ -43,32 +43,51 @@ export function mediaType(value: string | undefined): string | undefined {
   return trimOws(semicolon < 0 ? value : value.slice(0, semicolon)).toLowerCase();
 }
 
-/**
- * Whether an Accept value admits both `application/json` and `text/event-stream`, which every
- * Streamable HTTP POST must list. Wildcards count (`*\/*`, `text/*`), `q=0` excludes.
- */
 /** Whether an `Accept` header admits `text/event-stream` (the standalone GET stream). */
 export function acceptsEventStream(accept: string | undefined): boolean {
   if (accept === undefined) return false;
   return accept.split(',').some((part) => {
     const [range = '', ...params] = part.split(';');
+    if (excluded(params)) return false;
     const type = trimOws(range).toLowerCase();
-    if (params.some((param) => /^\s*q\s*=\s*0(?:\.0{0,3})?\s*$/i.test(param))) return false;
     return type === '*/*' || type === 'text/*' || type === 'text/event-stream';
   });
 }
 
+// The last Accept value read and its answer: a client sends the same one on every request.
+let lastAccept: string | undefined;
+let lastAcceptsBoth = false;
+
+/**
+ * Whether an Accept value admits both `application/json` and `text/event-stream`, which every
+ * Streamable HTTP POST must list. Wildcards count (`*\/*`, `text/*`), `q=0` excludes.
+ */
 export function acceptsJsonAndEventStream(accept: string | undefined): boolean {
   if (accept === undefined) return false;
+  if (accept !== lastAccept) {
+    lastAcceptsBoth = listsJsonAndEventStream(accept);
+    lastAccept = accept;
+  }
+  return lastAcceptsBoth;
+}
+
+function listsJsonAndEventStream(accept: string): boolean {
   let json = false;
   let events = false;
   for (const part of accept.split(',')) {
     const [range = '', ...params] = part.split(';');
+    if (excluded(params)) continue;
     const type = trimOws(range).toLowerCase();
-    if (params.some((param) => /^\s*q\s*=\s*0(?:\.0{0,3})?\s*$/i.test(param))) continue;
     if (type === '*/*') return true;
     if (type === 'application/json' || type === 'application/*') json = true;
     if (type === 'text/event-stream' || type === 'text/*') events = true;
   }
   return json && events;
+}
+
+const Q_ZERO = /^\s*q\s*=\s*0(?:\.0{0,3})?\s*$/i;
+
+/** A media range whose parameters say `q=0`: not acceptable. */
+function excluded(params: readonly string[]): boolean {
+  return params.some((param) => Q_ZERO.test(param));
 }

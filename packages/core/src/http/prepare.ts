@@ -89,8 +89,8 @@ export async function prepare(
   request: HttpRequest,
   config: HttpConfig,
 ): Promise<PrepareResult> {
-  const edge = await edgeResponse(runtime, config, request);
-  if (edge) return { response: edge };
+  const edge = edgeResponse(runtime, config, request);
+  if (edge) return { response: await edge };
   const refused = admit(config, request);
   if (refused) return { response: refused };
   // A request its host already authenticated (its own auth comes first) is not checked again.

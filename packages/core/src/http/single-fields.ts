@@ -13,6 +13,8 @@ const SINGLE_FIELDS = {
 } as const;
 
 export type SingleField = keyof typeof SINGLE_FIELDS;
+const FIELDS = Object.keys(SINGLE_FIELDS) as SingleField[];
+const LENGTHS = new Set(FIELDS.map((field) => field.length));
 
 /** How a field is spelled in a message (`Content-Length`). */
 export function fieldName(field: SingleField): string {
@@ -29,15 +31,18 @@ export function fieldName(field: SingleField): string {
 export function repeatedField(request: HttpRequest): SingleField | undefined {
   const raw = request.rawHeaders;
   if (raw !== undefined) {
-    const seen = new Set<SingleField>();
+    let seen = 0;
     for (let i = 0; i < raw.length; i += 2) {
-      const name = (raw[i] as string).toLowerCase();
-      if (!Object.hasOwn(SINGLE_FIELDS, name)) continue;
-      if (seen.has(name as SingleField)) return name as SingleField;
-      seen.add(name as SingleField);
+      const name = raw[i] as string;
+      // Only a name as long as a single field's can be one: most are never lower-cased.
+      if (!LENGTHS.has(name.length)) continue;
+      const index = FIELDS.indexOf(name.toLowerCase() as SingleField);
+      if (index < 0) continue;
+      if ((seen & (1 << index)) !== 0) return FIELDS[index];
+      seen |= 1 << index;
     }
   }
-  for (const field of Object.keys(SINGLE_FIELDS) as SingleField[]) {
+  for (const field of FIELDS) {
     const value = request.headers[field];
     if (value !== undefined && hasListComma(value, field === 'content-type')) return field;
   }
