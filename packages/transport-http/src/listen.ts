@@ -81,6 +81,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   // `auth` given as options starts once the URL is known (after binding); until then requests get 503.
   let starting = options.auth !== undefined && config().auth === undefined;
 
+  const bodyLimits = { maxBodyBytes: listener.maxBodyBytes, bodyTimeout: listener.bodyTimeout };
   const stats: ListenerStats = { connections: 0, dropped: 0, timedOut: 0, drainCut: 0, requests: 0 };
   const connections = new Map<Socket, Connection>();
   let closing: Promise<void> | undefined;
@@ -178,14 +179,17 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     socket.setTimeout(listener.readTimeout);
     connection.served++;
     if (connection.served >= listener.maxRequestsPerConnection) endConnection(res);
-    res.once('close', () => {
+    // Made cheaply: an AbortSignal exists only if something needs one (core rarely does).
+    const disconnect = new LazySignal();
+    res.on('close', () => {
+      if (!res.writableFinished) disconnect.abort();
       connection.active--;
       if (socket.destroyed) return;
       // After the answer that ends the connection, close it (gracefully: linger.ts).
       if ((connection.ending || closing !== undefined) && connection.active === 0) closeGracefully(socket);
       else if (connection.active === 0) armHead(socket, connection);
     });
-    serve(req, res).catch(() => {
+    serve(req, res, disconnect).catch(() => {
       if (!res.headersSent) {
         endConnection(res);
         res.writeHead(statusFor('SNODO_ERR_INTERNAL'), { 'content-type': 'application/json' });
@@ -196,12 +200,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     });
   });
 
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // Made cheaply: an AbortSignal exists only if something needs one (core rarely does).
-    const disconnect = new LazySignal();
-    res.once('close', () => {
-      if (!res.writableFinished) disconnect.abort();
-    });
+  async function serve(req: IncomingMessage, res: ServerResponse, disconnect: LazySignal): Promise<void> {
     if (closing !== undefined) endConnection(res);
     const target = req.url ?? '/';
     const query = target.indexOf('?');
@@ -215,8 +214,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
 
     let body: Uint8Array = EMPTY;
     if (req.method === 'POST') {
-      const limits = { maxBodyBytes: listener.maxBodyBytes, bodyTimeout: listener.bodyTimeout };
-      const read = await readBody(req, req.headers['content-length'], limits);
+      const read = await readBody(req, req.headers['content-length'], bodyLimits);
       if (!read.ok) {
         if (read.reason === 'too-large') {
           return refuse(
@@ -264,14 +262,15 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
         );
       }
     }
+    const headers = flattenHeaders(req.headers);
     const response = await handler.handle({
       method: req.method ?? 'GET',
       path: target,
-      headers: flattenHeaders(req.headers),
+      headers,
       rawHeaders: req.rawHeaders,
       body,
       signal: disconnect,
-      url: listener.publicUrl ?? `http://${req.headers.host ?? hostForUrl()}${withoutQuery(target)}`,
+      url: listener.publicUrl ?? `http://${headers.host ?? hostForUrl()}${path}`,
       ...(req.socket.remoteAddress === undefined ? {} : { remoteAddress: req.socket.remoteAddress }),
       ...(auth === undefined ? {} : { auth }),
     });
@@ -372,9 +371,3 @@ function errorBody(code: number, message: string): string {
 }
 
 export type { HttpConfig, ListenOptions, ResolvedListenOptions };
-
-/** The URL the client used has scheme, host, port and path; the query is not part of the endpoint. */
-function withoutQuery(target: string): string {
-  const query = target.indexOf('?');
-  return query < 0 ? target : target.slice(0, query);
-}

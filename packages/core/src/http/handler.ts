@@ -112,7 +112,7 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
   const authOf = async (
     native: unknown,
     method: string,
-    headers: Record<string, string>,
+    headers: Readonly<Record<string, string>>,
   ): Promise<{ auth: AuthInfo | undefined } | { refusal: HttpResponse }> => {
     if (identify === undefined) return { auth: undefined };
     try {

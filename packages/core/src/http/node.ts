@@ -2,6 +2,8 @@ import type { NodeBodySource } from './body.js';
 import { sseText } from './sse.js';
 import { type HttpResponse, isStreamResponse } from './types.js';
 
+const encoder = new TextEncoder();
+
 /** A `node:http` `IncomingMessage`, by shape (core imports nothing from Node). */
 export interface NodeRequest extends NodeBodySource {
   readonly method?: string | undefined;
@@ -15,7 +17,7 @@ export interface NodeRequest extends NodeBodySource {
 export interface NodeResponse {
   writeHead(status: number, headers: Record<string, string | number>): unknown;
   write(chunk: string): boolean;
-  end(chunk?: string): unknown;
+  end(chunk?: string | Uint8Array): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   removeListener(event: string, listener: () => void): unknown;
   destroy?(error?: Error): unknown;
@@ -25,8 +27,18 @@ export interface NodeResponse {
   readonly headersSent?: boolean;
 }
 
-/** Node's headers as core's neutral shape: lower-case names, repeated values joined with ", ". */
-export function flattenHeaders(headers: NodeRequest['headers']): Record<string, string> {
+/**
+ * Node's headers as core's neutral shape: lower-case names, repeated values joined with ", ". Node's
+ * object itself when it holds strings only (it joins repeated fields, except Set-Cookie).
+ */
+export function flattenHeaders(headers: NodeRequest['headers']): Readonly<Record<string, string>> {
+  for (const name in headers) {
+    if (typeof headers[name] !== 'string') return joined(headers);
+  }
+  return headers as Readonly<Record<string, string>>;
+}
+
+function joined(headers: NodeRequest['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) out[name] = typeof value === 'string' ? value : value.join(', ');
@@ -43,11 +55,10 @@ export function flattenHeaders(headers: NodeRequest['headers']): Record<string, 
  */
 export async function writeNodeResponse(res: NodeResponse, response: HttpResponse): Promise<void> {
   if (!isStreamResponse(response)) {
-    res.writeHead(response.status, {
-      ...response.headers,
-      'content-length': new TextEncoder().encode(response.body).byteLength,
-    });
-    res.end(response.body);
+    // Encoded once: its length is the header's, and the socket takes the bytes as they are.
+    const body = encoder.encode(response.body);
+    res.writeHead(response.status, { ...response.headers, 'content-length': body.byteLength });
+    res.end(body.byteLength === 0 ? undefined : body);
     return;
   }
   res.writeHead(response.status, { ...response.headers });
