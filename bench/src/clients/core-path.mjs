@@ -1,6 +1,6 @@
 // In-process core path (no sockets, no pipes): one tools/call echo request at a time through a
 // layer of core, in its own process so the runner's heap does not disturb it.
-//   node core-path.mjs --path floor|dispatch|executor|engine|handle|stdio|client --calls N
+//   node core-path.mjs --path floor|dispatch|executor|engine|handle|session|stdio|client --calls N
 //     floor     JSON.parse the line, JSON.stringify a fixed echo result: no MCP work at all
 //     dispatch  decodeMessage → dispatch(runtime) → encodeJson (what a stdio connection does per line)
 //     executor  the same with dispatch run by an Executor (admission, deadline, signal), through its
@@ -9,6 +9,8 @@
 //               with an Executor), fed decoded lines, its output encoded: core's own executor path
 //     client    @snodo/client's callTool through its in-process transport (connect({ direct: runtime })):
 //               the client's per-call work plus the engine without an executor
+//     session   the same as handle in a 2025-06-18 session (initialize once, then tools/call with
+//               Mcp-Session-Id): the session lookup and the per-request registration of its requests
 //     handle    core's HTTP path, createHttpHandler(runtime).handle(request) with a neutral request (prepare,
 //               execute, encode), the host's disconnect signal included (the checkout's LazySignal when
 //               it has one, as its listener makes; an AbortController before)
@@ -32,7 +34,7 @@ import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { importSnodo, resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
-import { echo, stdioEcho } from '../lib/requests.mjs';
+import { echo, initialize, initialized, stdioEcho } from '../lib/requests.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -68,6 +70,8 @@ async function load(path, root) {
   }
   const runtime = server.createEverythingServer();
   let handler;
+  let sessionId;
+  let sessionCall;
   const paths = {
     floor: async () => {
       const message = JSON.parse(line);
@@ -116,6 +120,30 @@ async function load(path, root) {
     client: async () => {
       const client = await clientPackage.connect({ direct: runtime });
       return async () => JSON.stringify(await client.callTool('echo', { text: 'hi' }));
+    },
+    session: async () => {
+      // A 2025-06-18 session opened once (initialize, notifications/initialized), then tools/call in it.
+      handler ??= core.createHttpHandler(runtime);
+      const post = async (message) => {
+        const body = new TextEncoder().encode(message.body);
+        const headers = { ...message.headers, host: '127.0.0.1:3000', 'content-length': String(body.length) };
+        if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
+        const signal = new internal.LazySignal();
+        return handler.handle({
+          method: 'POST',
+          path: '/mcp',
+          headers,
+          body,
+          remoteAddress: '127.0.0.1',
+          signal,
+        });
+      };
+      if (sessionId === undefined) {
+        sessionId = (await post(initialize())).headers['mcp-session-id'];
+        await post(initialized(sessionId));
+        sessionCall = echo('session', 'hi');
+      }
+      return (await post(sessionCall)).body;
     },
     handle: async () => {
       // One handler for the run (createHttpHandler); a checkout from before it has handle(runtime, request).
