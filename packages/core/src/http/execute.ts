@@ -94,7 +94,7 @@ function baseContext(
   return context;
 }
 
-async function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promise<HttpResponse> {
+function runRequest(prepared: PreparedRequest, work: Of<'request'>): Promise<HttpResponse> | HttpResponse {
   const { runtime, config, request } = prepared;
   const { message, modern, session } = work;
   if (!modern && session) return runSessionRequest(prepared, work, session);

@@ -131,6 +131,11 @@ export class LocalSession {
   current: Session | undefined;
   readonly registry: RequestRegistry;
   detach: () => void = () => {};
+  /** Server-initiated requests of the session's requests; the registry's are made on the first one. */
+  readonly channel: ClientRequestChannel = {
+    request: (method, params, options) =>
+      this.registry.clientRequests.channel.request(method, params, options),
+  };
 
   constructor(timeout: number | undefined) {
     this.registry = new RequestRegistry(
@@ -206,7 +211,7 @@ export class LocalSessions {
     session.registry.track(requestKey, request);
     if (relay) session.relays.set(requestKey, relay);
     return {
-      channel: session.registry.clientRequests.channel,
+      channel: session.channel,
       untrack: () => {
         session.registry.untrack(requestKey, request);
         if (relay && session.relays.get(requestKey) === relay) session.relays.delete(requestKey);
