@@ -7,9 +7,10 @@
 // round-to-round drift on a shared machine.
 //   node bench/src/clients/listener-ab.mjs --ab PATH [--this PATH] [--dialect modern|session]
 //     [--pairs 8] [--seconds 2] [--warmup 4] [--connections 32]
-// prints, per side, the median µs/request and req/s [median, min, max], then the paired ratios.
+// prints, per side, µs/request, KB allocated/request and req/s [median, min, max], then the paired ratios.
 import process from 'node:process';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { Worker } from '../lib/child.mjs';
 import { echo } from '../lib/requests.mjs';
@@ -44,6 +45,9 @@ async function side(label, root) {
 }
 
 async function batch(s, seconds) {
+  const profiler = new v8.GCProfiler();
+  profiler.start();
+  const usedBefore = v8.getHeapStatistics().used_heap_size;
   const cpu = process.cpuUsage();
   const run = await load.call(
     {
@@ -57,9 +61,13 @@ async function batch(s, seconds) {
     seconds * 1000 + 60_000,
   );
   const used = process.cpuUsage(cpu);
+  let allocated = v8.getHeapStatistics().used_heap_size - usedBefore;
+  for (const gc of profiler.stop().statistics) {
+    allocated += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+  }
   if (run.non2xx > 0 || run.errors > 0)
     throw new Error(`${s.label}: ${run.non2xx} non-2xx, ${run.errors} errors`);
-  return { us: (used.user + used.system) / run.ok, rps: run.rps };
+  return { us: (used.user + used.system) / run.ok, kb: allocated / run.ok / 1024, rps: run.rps };
 }
 
 const median = (xs) => {
@@ -67,6 +75,7 @@ const median = (xs) => {
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
+const KEYS = ['us', 'kb', 'rps'];
 const spread = (xs) => [median(xs), Math.min(...xs), Math.max(...xs)];
 
 try {
@@ -80,12 +89,11 @@ try {
   }
   const report = { dialect: values.dialect };
   for (const s of [base, ours]) {
-    report[s.label] = { us: spread(s.rows.map((r) => r.us)), rps: spread(s.rows.map((r) => r.rps)) };
+    report[s.label] = Object.fromEntries(KEYS.map((k) => [k, spread(s.rows.map((r) => r[k]))]));
   }
-  report.thisOverBase = {
-    us: spread(ours.rows.map((r, i) => r.us / base.rows[i].us)),
-    rps: spread(ours.rows.map((r, i) => r.rps / base.rows[i].rps)),
-  };
+  report.thisOverBase = Object.fromEntries(
+    KEYS.map((k) => [k, spread(ours.rows.map((r, i) => r[k] / base.rows[i][k]))]),
+  );
   console.log(JSON.stringify(report, (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v)));
   for (const s of [base, ours]) await s.server.close();
 } finally {
