@@ -63,6 +63,19 @@ describe('head, body and read timeouts', () => {
     expect(server.stats().timedOut).toBe(1);
   });
 
+  it('counts headTimeout again after each answer: a kept-alive connection that stays silent is cut', async () => {
+    const server = await start({ headTimeout: 300, readTimeout: 600_000, keepAliveTimeout: 600_000 });
+    const client = await raw(server.address().port);
+    for (let i = 0; i < 2; i++) {
+      const message = modern('tools/list');
+      client.socket.write(rawRequest(message));
+      await client.waitFor(`"id":${message.id},"result"`);
+    }
+    await client.closed;
+    expect(client.received().match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
+    expect(server.stats()).toMatchObject({ timedOut: 1, requests: 2 });
+  });
+
   it('cuts a head trickled faster than readTimeout at headTimeout', async () => {
     const server = await start({ headTimeout: 400, readTimeout: 200 });
     const client = await raw(server.address().port);
