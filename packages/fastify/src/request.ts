@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Http2ServerRequest } from 'node:http2';
 import type { AbortSignalLike, HttpRequest } from '@snodo/core';
-import { LazySignal } from '@snodo/core/internal';
+import { flattenHeaders, LazySignal } from '@snodo/core/internal';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -31,16 +31,6 @@ export function disconnectSignal(request: FastifyRequest, reply: FastifyReply): 
   return controller;
 }
 
-/** Node's header object as core's: lower-case names, repeated values joined with ", ". */
-function flatHeaders(headers: FastifyRequest['headers']): Record<string, string | undefined> {
-  const flat: Record<string, string | undefined> = {};
-  for (const name of Object.keys(headers)) {
-    const value = headers[name];
-    flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
-}
-
 /** The neutral request core handles. Identity comes only from what the application's hook set. */
 export function toHttpRequest(
   request: FastifyRequest,
@@ -53,7 +43,7 @@ export function toHttpRequest(
   return {
     method: request.method,
     path: request.url,
-    headers: flatHeaders(request.headers),
+    headers: flattenHeaders(request.headers),
     rawHeaders: request.raw.rawHeaders,
     body,
     remoteAddress: request.ip,
