@@ -13,7 +13,7 @@ import { DEFAULT_BODY_TIMEOUT } from './defaults.js';
 import { execute } from './execute.js';
 import { flattenHeaders, type NodeRequest, type NodeResponse, writeNodeResponse } from './node.js';
 import { paramHeadersOf } from './param-headers.js';
-import { prepare } from './prepare.js';
+import { type PrepareResult, prepareNow } from './prepare.js';
 import { refusal } from './responses.js';
 import { sseText } from './sse.js';
 import { type HttpRequest, type HttpResponse, isStreamResponse } from './types.js';
@@ -98,14 +98,18 @@ export function createHttpHandler(runtime: Runtime, options: HttpHandlerOptions 
   const identify = authenticate as ((request: unknown) => Promise<AuthInfo | undefined>) | undefined;
   let closing: Promise<void> | undefined;
 
-  const handle = async (request: HttpRequest): Promise<HttpResponse> => {
+  const respond = async (config: HttpConfig, request: HttpRequest, result: PrepareResult) =>
+    withCors(config.cors, request, 'response' in result ? result.response : await execute(result.prepared));
+  const handle = (request: HttpRequest): Promise<HttpResponse> => {
     const { config } = state;
-    const result = await prepare(runtime, request, config);
-    return withCors(
-      config.cors,
-      request,
-      'response' in result ? result.response : await execute(result.prepared),
-    );
+    try {
+      const result = prepareNow(runtime, request, config);
+      return result instanceof Promise
+        ? result.then((prepared) => respond(config, request, prepared))
+        : respond(config, request, result);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   };
 
   /** The host's identity for a request, or the 401 to answer. */

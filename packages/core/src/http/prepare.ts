@@ -71,6 +71,9 @@ export interface PreparedRequest {
 
 export type PrepareResult = { readonly prepared: PreparedRequest } | { readonly response: HttpJsonResponse };
 
+/** A session lookup: the session, or the refusal (400 without `Mcp-Session-Id`, 404). */
+type Found = { readonly session: SessionRef } | { readonly response: HttpJsonResponse };
+
 const MODERN_ONLY = new Set(['server/discover', 'subscriptions/listen']);
 const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
   'tools/call': 'name',
@@ -89,32 +92,51 @@ export async function prepare(
   request: HttpRequest,
   config: HttpConfig,
 ): Promise<PrepareResult> {
+  return prepareNow(runtime, request, config);
+}
+
+/**
+ * `prepare`, answered without a promise when nothing is waited for: no health check, bearer
+ * token or session lookup (a 2026-07-28 request of an anonymous or host-authenticated caller).
+ */
+export function prepareNow(
+  runtime: Runtime,
+  request: HttpRequest,
+  config: HttpConfig,
+): PrepareResult | Promise<PrepareResult> {
   const edge = edgeResponse(runtime, config, request);
-  if (edge) return { response: await edge };
+  if (edge) return edge instanceof Promise ? edge.then((response) => ({ response })) : { response: edge };
   const refused = admit(config, request);
   if (refused) return { response: refused };
   // A request its host already authenticated (its own auth comes first) is not checked again.
   if (config.auth && request.auth === undefined) {
-    const authorized = await authenticateBearer(config.auth, request);
-    if ('response' in authorized) return authorized;
-    request = authorized.request;
+    return authenticateBearer(config.auth, request).then((authorized) =>
+      'response' in authorized ? authorized : admitted(runtime, authorized.request, config),
+    );
   }
-  const done = (work: Work): PrepareResult => {
-    const messages = work.kind === 'batch' ? work.items : 'message' in work ? [work.message] : [];
-    const forbidden = scopeRefusal(runtime, config.auth, request.auth, messages);
-    return forbidden ? { response: forbidden } : { prepared: { runtime, config, request, work } };
-  };
+  return admitted(runtime, request, config);
+}
+
+/** The work of an admitted request (see `prepare`). */
+function admitted(
+  runtime: Runtime,
+  request: HttpRequest,
+  config: HttpConfig,
+): PrepareResult | Promise<PrepareResult> {
   const rawHeaderVersion = request.headers['mcp-protocol-version'];
   const headerVersion = rawHeaderVersion === undefined ? undefined : trimOws(rawHeaderVersion);
+  const inSession = (
+    found: Found | Promise<Found>,
+    id: RequestId | null,
+    work: (session: SessionRef) => PrepareResult,
+  ): Promise<PrepareResult> => legacyWork(runtime, config, request, found, headerVersion, id, work);
 
   if (request.method === 'DELETE') {
     const id = request.headers['mcp-session-id'];
     if (id === undefined) return { response: methodNotAllowed(runtime) };
-    const found = await findSession(config, request, id);
-    if ('response' in found) return found;
-    const versionProblem = legacyVersionProblem(runtime, headerVersion);
-    if (versionProblem) return { response: versionProblem };
-    return done({ kind: 'delete', session: found.session });
+    return inSession(findSession(config, request, id), null, (session) =>
+      done(runtime, config, request, { kind: 'delete', session }),
+    );
   }
   if (request.method === 'GET') {
     // The standalone stream exists only for the initialize-based revisions; 2026-07-28 has no GET.
@@ -126,11 +148,9 @@ export async function prepare(
         response: refusal('SNODO_ERR_NOT_ACCEPTABLE', null, 'Accept must list text/event-stream'),
       };
     }
-    const found = await findSession(config, request, id);
-    if ('response' in found) return found;
-    const versionProblem = legacyVersionProblem(runtime, headerVersion);
-    if (versionProblem) return { response: versionProblem };
-    return done({ kind: 'listen', session: found.session });
+    return inSession(findSession(config, request, id), null, (session) =>
+      done(runtime, config, request, { kind: 'listen', session }),
+    );
   }
   if (request.method !== 'POST') return { response: methodNotAllowed(runtime) };
 
@@ -160,21 +180,19 @@ export async function prepare(
   if (decoded.kind === 'batch') {
     if (headerIsModern)
       return { response: notAccepted(null, 'JSON-RPC batches are not accepted on 2026-07-28') };
-    const found = await sessionOf(config, request);
-    if ('response' in found) return found;
-    const versionProblem = legacyVersionProblem(runtime, headerVersion);
-    if (versionProblem) return { response: versionProblem };
-    if (dialectFor(found.session.session.protocolVersion)?.batches !== true) {
-      return {
-        response: notAccepted(null, 'JSON-RPC batches are accepted only on protocol revision 2025-03-26'),
-      };
-    }
-    const tooMany = oversizedBatchError(decoded.items.length, config.maxBatchItems);
-    if (tooMany) {
-      const { code: rpcCode, message, data } = tooMany;
-      return { response: refusal('SNODO_ERR_BATCH_TOO_LARGE', null, message, { rpcCode, data }) };
-    }
-    return done({ kind: 'batch', items: decoded.items, session: found.session, headerVersion });
+    return inSession(sessionOf(config, request), null, (session) => {
+      if (dialectFor(session.session.protocolVersion)?.batches !== true) {
+        return {
+          response: notAccepted(null, 'JSON-RPC batches are accepted only on protocol revision 2025-03-26'),
+        };
+      }
+      const tooMany = oversizedBatchError(decoded.items.length, config.maxBatchItems);
+      if (tooMany) {
+        const { code: rpcCode, message, data } = tooMany;
+        return { response: refusal('SNODO_ERR_BATCH_TOO_LARGE', null, message, { rpcCode, data }) };
+      }
+      return done(runtime, config, request, { kind: 'batch', items: decoded.items, session, headerVersion });
+    });
   }
   if (decoded.kind === 'invalid') {
     return {
@@ -195,13 +213,16 @@ export async function prepare(
       if (method !== undefined && decoded.kind === 'notification' && trimOws(method) !== decoded.method) {
         return { response: mismatch(null, 'Mcp-Method header does not match the body method') };
       }
-      return done({ kind: 'notification', message: decoded, session: undefined, headerVersion });
+      return done(runtime, config, request, {
+        kind: 'notification',
+        message: decoded,
+        session: undefined,
+        headerVersion,
+      });
     }
-    const found = await sessionOf(config, request);
-    if ('response' in found) return found;
-    const versionProblem = legacyVersionProblem(runtime, headerVersion);
-    if (versionProblem) return { response: versionProblem };
-    return done({ kind: 'notification', message: decoded, session: found.session, headerVersion });
+    return inSession(sessionOf(config, request), null, (session) =>
+      done(runtime, config, request, { kind: 'notification', message: decoded, session, headerVersion }),
+    );
   }
 
   const { id, method, params } = decoded;
@@ -209,14 +230,49 @@ export async function prepare(
   if (metaVersion !== undefined || headerIsModern || MODERN_ONLY.has(method)) {
     const problem = modernProblem(runtime, request, decoded, headerVersion, metaVersion);
     if (problem) return { response: problem };
-    return done({ kind: 'request', message: decoded, modern: true, session: undefined, headerVersion });
+    return done(runtime, config, request, {
+      kind: 'request',
+      message: decoded,
+      modern: true,
+      session: undefined,
+      headerVersion,
+    });
   }
-  if (method === 'initialize') return done({ kind: 'initialize', message: decoded });
-  const found = await sessionOf(config, request, id);
+  if (method === 'initialize')
+    return done(runtime, config, request, { kind: 'initialize', message: decoded });
+  return inSession(sessionOf(config, request, id), id, (session) =>
+    done(runtime, config, request, {
+      kind: 'request',
+      message: decoded,
+      modern: false,
+      session,
+      headerVersion,
+    }),
+  );
+}
+
+/** The prepared request, unless its targets need scopes the caller lacks. */
+function done(runtime: Runtime, config: HttpConfig, request: HttpRequest, work: Work): PrepareResult {
+  const messages = work.kind === 'batch' ? work.items : 'message' in work ? [work.message] : [];
+  const forbidden = scopeRefusal(runtime, config.auth, request.auth, messages);
+  return forbidden ? { response: forbidden } : { prepared: { runtime, config, request, work } };
+}
+
+/** Work of an initialize-based session: its session found, then `MCP-Protocol-Version` checked. */
+async function legacyWork(
+  runtime: Runtime,
+  config: HttpConfig,
+  request: HttpRequest,
+  lookup: Found | Promise<Found>,
+  headerVersion: string | undefined,
+  id: RequestId | null,
+  work: (session: SessionRef) => PrepareResult,
+): Promise<PrepareResult> {
+  const found = await lookup;
   if ('response' in found) return found;
   const versionProblem = legacyVersionProblem(runtime, headerVersion, id);
   if (versionProblem) return { response: versionProblem };
-  return done({ kind: 'request', message: decoded, modern: false, session: found.session, headerVersion });
+  return work(found.session);
 }
 
 /** Path, repeated fields, Host and Origin: the checks that need nothing but the request's head. */
@@ -313,11 +369,11 @@ function metaVersionOf(params: Record<string, unknown> | undefined): unknown {
 }
 
 /** The session a legacy message names: 400 without `Mcp-Session-Id`, 404 when unknown or expired. */
-async function sessionOf(
+function sessionOf(
   config: HttpConfig,
   request: HttpRequest,
   id: RequestId | null = null,
-): Promise<{ session: SessionRef } | { response: HttpJsonResponse }> {
+): Found | Promise<Found> {
   const sessionId = request.headers['mcp-session-id'];
   if (sessionId === undefined) {
     return {
@@ -342,7 +398,7 @@ async function findSession(
   request: HttpRequest,
   rawId: string,
   id: RequestId | null = null,
-): Promise<{ session: SessionRef } | { response: HttpJsonResponse }> {
+): Promise<Found> {
   const sessionId = trimOws(rawId);
   const session = plausibleSessionId(sessionId) ? await config.sessions.get(sessionId) : undefined;
   if (session === undefined || !sessionServes(session, request.auth?.principal)) {
