@@ -3,6 +3,13 @@ import { sseText } from './sse.js';
 import { type HttpResponse, isStreamResponse } from './types.js';
 
 const encoder = new TextEncoder();
+/**
+ * The UTF-8 length of a body: Node's `Buffer.byteLength` (this writer serves Node's responses, and
+ * counting is 10× cheaper than encoding), by encoding where a runtime has no `Buffer`.
+ */
+const byteLength: (text: string) => number =
+  (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer?.byteLength ??
+  ((text) => encoder.encode(text).byteLength);
 
 /** A `node:http` `IncomingMessage`, by shape (core imports nothing from Node). */
 export interface NodeRequest extends NodeBodySource {
@@ -17,7 +24,7 @@ export interface NodeRequest extends NodeBodySource {
 export interface NodeResponse {
   writeHead(status: number, headers: Record<string, string | number>): unknown;
   write(chunk: string): boolean;
-  end(chunk?: string | Uint8Array): unknown;
+  end(chunk?: string): unknown;
   once(event: 'drain' | 'close', listener: () => void): unknown;
   removeListener(event: string, listener: () => void): unknown;
   destroy?(error?: Error): unknown;
@@ -55,10 +62,8 @@ function joined(headers: NodeRequest['headers']): Record<string, string> {
  */
 export async function writeNodeResponse(res: NodeResponse, response: HttpResponse): Promise<void> {
   if (!isStreamResponse(response)) {
-    // Encoded once: its length is the header's, and the socket takes the bytes as they are.
-    const body = encoder.encode(response.body);
-    res.writeHead(response.status, { ...response.headers, 'content-length': body.byteLength });
-    res.end(body.byteLength === 0 ? undefined : body);
+    res.writeHead(response.status, { ...response.headers, 'content-length': byteLength(response.body) });
+    res.end(response.body);
     return;
   }
   res.writeHead(response.status, { ...response.headers });
