@@ -58,7 +58,7 @@ interface Connection {
   headTimer: ReturnType<typeof setTimeout> | undefined;
   /** The connection waits for a head: the head timer cuts it only then. */
   awaitingHead: boolean;
-  /** A request is being read (from accept, and from each head to the end of its body): the socket's `readTimeout` cuts it only then. */
+  /** A request is being read (from accept, and from each head to the end of its body). */
   reading: boolean;
   /** Requests of this connection whose response is not finished (more than one when pipelined). */
   active: number;
@@ -101,10 +101,14 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   // Checked by net.Server at accept, before the HTTP parser sees the socket: closed unread.
   server.maxConnections = listener.maxConnections;
   server.maxRequestsPerSocket = listener.maxRequestsPerConnection;
-  // Node destroys a socket silent for `readTimeout` unless a 'timeout' listener is here: this one
-  // cuts only a connection reading a request.
+  // Node arms the socket's idle timer with `timeout` at accept and again at each request after an
+  // idle kept-alive wait (whose own timer is node's keepAliveTimeout), and destroys a socket whose
+  // timer fires when nobody listens for 'timeout'. This listener keeps node's rule except while a
+  // response is being written: that phase may be silent (an SSE stream between keepalives).
+  server.timeout = listener.readTimeout;
   server.on('timeout', (socket: Socket) => {
-    if (connections.get(socket)?.reading === true) socket.destroy();
+    const connection = connections.get(socket);
+    if (connection === undefined || connection.reading || connection.active === 0) socket.destroy();
   });
   server.on('drop', () => {
     stats.dropped++;
@@ -175,8 +179,6 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     socket.destroySoon = () => closeGracefully(socket);
     stats.connections = connections.size;
     armHead(socket, connection);
-    // Set once: a silence outside `reading` (an SSE stream, a keep-alive wait) is not cut (below).
-    socket.setTimeout(listener.readTimeout);
     socket.once('close', () => {
       clearTimeout(connection.headTimer);
       connections.delete(socket);

@@ -122,6 +122,30 @@ describe('head, body and read timeouts', () => {
     expect(client.received()).toBe('');
   });
 
+  it('cuts a body that goes silent at readTimeout on a kept-alive connection too', async () => {
+    const server = await start({ headTimeout: 600_000, bodyTimeout: 600_000, readTimeout: 300 });
+    const client = await raw(server.address().port);
+    const first = modern('tools/list');
+    client.socket.write(rawRequest(first));
+    await client.waitFor(`"id":${first.id},"result"`);
+    client.socket.write(
+      'POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 10\r\n\r\n{',
+    );
+    await client.closed;
+    expect(client.received().match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(server.stats().timedOut).toBe(0);
+  });
+
+  it('closes a kept-alive connection idle for keepAliveTimeout (node adds 1 s), not as a timeout', async () => {
+    const server = await start({ keepAliveTimeout: 100, headTimeout: 600_000, readTimeout: 600_000 });
+    const client = await raw(server.address().port);
+    const message = modern('tools/list');
+    client.socket.write(rawRequest(message));
+    await client.waitFor(`"id":${message.id},"result"`);
+    await client.closed;
+    expect(server.stats()).toMatchObject({ timedOut: 0, requests: 1 });
+  });
+
   it('does not cut a silent SSE response: the read timeouts end with the request', async () => {
     const server = await start({
       readTimeout: 100,
