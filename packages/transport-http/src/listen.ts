@@ -54,12 +54,7 @@ export interface ListenerStats {
 
 /** Per-connection state; a request's head and body deadlines run from the socket's own events. */
 interface Connection {
-  /** The head deadline: one timer per connection, re-armed (`refresh`) for each head. */
   headTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The connection waits for a head: the head timer cuts it only then. */
-  awaitingHead: boolean;
-  /** A request is being read (from accept, and from each head to the end of its body). */
-  reading: boolean;
   /** Requests of this connection whose response is not finished (more than one when pipelined). */
   active: number;
   served: number;
@@ -101,15 +96,6 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   // Checked by net.Server at accept, before the HTTP parser sees the socket: closed unread.
   server.maxConnections = listener.maxConnections;
   server.maxRequestsPerSocket = listener.maxRequestsPerConnection;
-  // Node arms the socket's idle timer with `timeout` at accept and again at each request after an
-  // idle kept-alive wait (whose own timer is node's keepAliveTimeout), and destroys a socket whose
-  // timer fires when nobody listens for 'timeout'. This listener keeps node's rule except while a
-  // response is being written: that phase may be silent (an SSE stream between keepalives).
-  server.timeout = listener.readTimeout;
-  server.on('timeout', (socket: Socket) => {
-    const connection = connections.get(socket);
-    if (connection === undefined || connection.reading || connection.active === 0) socket.destroy();
-  });
   server.on('drop', () => {
     stats.dropped++;
   });
@@ -139,14 +125,9 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     stats.timedOut++;
     socket.destroy();
   };
-  const headExpired = (socket: Socket, connection: Connection) => {
-    if (connection.awaitingHead) cut(socket);
-  };
   const armHead = (socket: Socket, connection: Connection) => {
-    connection.awaitingHead = true;
-    if (connection.headTimer === undefined)
-      connection.headTimer = setTimeout(headExpired, listener.headTimeout, socket, connection);
-    else connection.headTimer.refresh();
+    clearTimeout(connection.headTimer);
+    connection.headTimer = setTimeout(cut, listener.headTimeout, socket);
   };
   const closeGracefully = (socket: Socket) => {
     const connection = connections.get(socket);
@@ -165,20 +146,15 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
   };
 
   server.on('connection', (socket: Socket) => {
-    const connection: Connection = {
-      headTimer: undefined,
-      awaitingHead: false,
-      reading: true,
-      active: 0,
-      served: 0,
-      ending: false,
-    };
+    const connection: Connection = { headTimer: undefined, active: 0, served: 0, ending: false };
     connections.set(socket, connection);
     // Node closes a connection after an answer that says "Connection: close" with destroySoon(),
     // which resets it if the client's next bytes are still unread: close it gracefully instead.
     socket.destroySoon = () => closeGracefully(socket);
     stats.connections = connections.size;
     armHead(socket, connection);
+    // Idle while reading: node's http layer destroys the socket on 'timeout' when nobody else listens.
+    socket.setTimeout(listener.readTimeout);
     socket.once('close', () => {
       clearTimeout(connection.headTimer);
       connections.delete(socket);
@@ -196,10 +172,11 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     // Parsed behind an answer that ends the connection (RFC 9112 §9.6: not processed); the answer
     // it would get is never written, and the connection closes after the last one.
     if (connection.ending) return;
-    connection.awaitingHead = false;
-    connection.reading = true;
+    clearTimeout(connection.headTimer);
+    connection.headTimer = undefined;
     connection.active++;
     stats.requests++;
+    socket.setTimeout(listener.readTimeout);
     connection.served++;
     if (connection.served >= listener.maxRequestsPerConnection) endConnection(res);
     // Made cheaply: an AbortSignal exists only if something needs one (core rarely does).
@@ -212,7 +189,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
       if ((connection.ending || closing !== undefined) && connection.active === 0) closeGracefully(socket);
       else if (connection.active === 0) armHead(socket, connection);
     });
-    serve(req, res, connection, disconnect).catch(() => {
+    serve(req, res, disconnect).catch(() => {
       if (!res.headersSent) {
         endConnection(res);
         res.writeHead(statusFor('SNODO_ERR_INTERNAL'), { 'content-type': 'application/json' });
@@ -223,12 +200,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
     });
   });
 
-  async function serve(
-    req: IncomingMessage,
-    res: ServerResponse,
-    connection: Connection,
-    disconnect: LazySignal,
-  ): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse, disconnect: LazySignal): Promise<void> {
     if (closing !== undefined) endConnection(res);
     const target = req.url ?? '/';
     const query = target.indexOf('?');
@@ -272,7 +244,7 @@ export async function listen(options: ListenOptions): Promise<McpHttpServer> {
       endConnection(res);
     }
     // The request is read: the response phase may be silent (an SSE stream between keepalives).
-    connection.reading = false;
+    req.socket.setTimeout(0);
 
     let auth: AuthInfo | undefined;
     if (authenticate) {
