@@ -14,6 +14,7 @@ import v8 from 'node:v8';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { Worker } from '../lib/child.mjs';
 import { echo } from '../lib/requests.mjs';
+import { median } from '../lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -70,11 +71,6 @@ async function batch(s, seconds) {
   return { us: (used.user + used.system) / run.ok, kb: allocated / run.ok / 1024, rps: run.rps };
 }
 
-const median = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const KEYS = ['us', 'kb', 'rps'];
 const spread = (xs) => [median(xs), Math.min(...xs), Math.max(...xs)];
 
