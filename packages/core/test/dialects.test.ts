@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Dialect } from '../src/dialects/dialect.js';
 import {
   createServer,
   DIALECTS,
@@ -86,6 +87,39 @@ describe('dialects shape the neutral result for their wire', () => {
     expect(mid.response.result.serverInfo).toEqual({ name: 'n', version: '1', title: 'Nice' });
     const recent = await run(titled, initialize('2025-11-25'));
     expect(recent.response.result.serverInfo.websiteUrl).toBe('https://example.com');
+  });
+
+  it('shapeResult copies the fields in order, never mutates its input, keeps an own __proto__ field', () => {
+    const [modernDialect, , mid, oldest] = DIALECTS as [Dialect, Dialect, Dialect, Dialect];
+    const shaping = { serverInfo: { name: 's', version: '1' }, ttlMs: 7, cacheScope: 'public' as const };
+    const result = JSON.parse(
+      '{"content":[],"__proto__":{"x":1},"ttlMs":5,"cacheScope":"private","structuredContent":3,"_meta":{"a":1,"__proto__":2}}',
+    );
+    const before = JSON.stringify(result);
+    const shaped = modernDialect.shapeResult('tools/call', result, shaping);
+    expect(JSON.stringify(shaped)).toBe(
+      '{"content":[],"__proto__":{"x":1},"structuredContent":3,"_meta":{"a":1,"__proto__":2,"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete"}',
+    );
+    expect(Object.getPrototypeOf(shaped)).toBe(Object.prototype);
+    // Cacheable: its own hints stay in place, missing ones come last; a task keeps its ttlMs.
+    expect(
+      JSON.stringify(
+        modernDialect.shapeResult('tools/list', { ttlMs: 5, tools: [], resultType: 'complete' }, shaping),
+      ),
+    ).toBe(
+      '{"ttlMs":5,"tools":[],"resultType":"complete","cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}',
+    );
+    expect(modernDialect.shapeResult('tools/call', { resultType: 'task', ttlMs: 9 }, shaping).ttlMs).toBe(9);
+    expect(modernDialect.shapeResult('x/extension', { ttlMs: 9 }, shaping).ttlMs).toBe(9);
+    expect(JSON.stringify(mid.shapeResult('tools/call', result, shaping))).toBe(
+      '{"content":[],"__proto__":{"x":1},"_meta":{"a":1,"__proto__":2}}',
+    );
+    expect(
+      JSON.stringify(
+        oldest.shapeResult('tools/list', { tools: [], resultType: 'complete', nextCursor: 'c' }, shaping),
+      ),
+    ).toBe('{"tools":[],"nextCursor":"c"}');
+    expect(JSON.stringify(result)).toBe(before);
   });
 
   it('resource not found is -32602 on 2026-07-28 and -32002 before', () => {

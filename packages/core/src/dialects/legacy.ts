@@ -8,7 +8,7 @@ import {
   type MethodSpec,
   type ToolArgumentFailure,
 } from './dialect.js';
-import { type KeyTable, project, projectAll } from './projection.js';
+import { copyFields, type KeyTable, project, projectAll, withField } from './projection.js';
 
 const request: MethodSpec = { kind: 'request' };
 const note: MethodSpec = { kind: 'notification' };
@@ -49,6 +49,8 @@ export interface LegacyProfile {
 }
 
 const STRIP = ['resultType', 'ttlMs', 'cacheScope'] as const;
+const notStripped = (key: string): boolean => !(STRIP as readonly string[]).includes(key);
+const notStructuredContent = (key: string): boolean => key !== 'structuredContent';
 
 /** Builds the dialect of one initialize-based revision from its profile. */
 export function legacyDialect(profile: LegacyProfile): Dialect {
@@ -58,40 +60,42 @@ export function legacyDialect(profile: LegacyProfile): Dialect {
     return blocks.map((block) => shapeContent(block, profile));
   };
   const shapers: Record<string, (result: Record<string, unknown>) => Record<string, unknown>> = {
-    initialize: (r) => ({ ...r, serverInfo: project(r.serverInfo, keys.Implementation) }),
-    'tools/list': (r) => ({ ...r, tools: objectOutputSchemas(projectAll(r.tools, keys.Tool)) }),
+    initialize: (r) => withField(r, 'serverInfo', project(r.serverInfo, keys.Implementation)),
+    'tools/list': (r) => withField(r, 'tools', objectOutputSchemas(projectAll(r.tools, keys.Tool))),
     'tools/call': (r) => {
-      const out: Record<string, unknown> = { ...r, content: content(r.content) };
-      const structured = out.structuredContent;
+      const structured = r.structuredContent;
       const isObject = typeof structured === 'object' && structured !== null && !Array.isArray(structured);
-      if (!profile.structuredContent || (structured !== undefined && !isObject)) delete out.structuredContent;
+      const dropStructured = !profile.structuredContent || (structured !== undefined && !isObject);
+      const out = copyFields(r, dropStructured ? notStructuredContent : undefined);
+      out.content = content(r.content);
       return out;
     },
-    'prompts/list': (r) => ({
-      ...r,
-      prompts: Array.isArray(r.prompts)
-        ? r.prompts.map((prompt: Record<string, unknown>) => {
-            const shaped = project(prompt, keys.Prompt) as Record<string, unknown>;
-            return shaped.arguments
-              ? { ...shaped, arguments: projectAll(shaped.arguments, keys.PromptArgument) }
-              : shaped;
-          })
-        : r.prompts,
-    }),
-    'prompts/get': (r) => ({
-      ...r,
-      messages: Array.isArray(r.messages)
-        ? r.messages.map((m: Record<string, unknown>) => ({
-            ...m,
-            content: shapeContent(m.content, profile),
-          }))
-        : r.messages,
-    }),
-    'resources/list': (r) => ({ ...r, resources: projectAll(r.resources, keys.Resource) }),
-    'resources/templates/list': (r) => ({
-      ...r,
-      resourceTemplates: projectAll(r.resourceTemplates, keys.ResourceTemplate),
-    }),
+    'prompts/list': (r) =>
+      withField(
+        r,
+        'prompts',
+        Array.isArray(r.prompts)
+          ? r.prompts.map((prompt: Record<string, unknown>) => {
+              const shaped = project(prompt, keys.Prompt) as Record<string, unknown>;
+              return shaped.arguments
+                ? withField(shaped, 'arguments', projectAll(shaped.arguments, keys.PromptArgument))
+                : shaped;
+            })
+          : r.prompts,
+      ),
+    'prompts/get': (r) =>
+      withField(
+        r,
+        'messages',
+        Array.isArray(r.messages)
+          ? r.messages.map((m: Record<string, unknown>) =>
+              withField(m, 'content', shapeContent(m.content, profile)),
+            )
+          : r.messages,
+      ),
+    'resources/list': (r) => withField(r, 'resources', projectAll(r.resources, keys.Resource)),
+    'resources/templates/list': (r) =>
+      withField(r, 'resourceTemplates', projectAll(r.resourceTemplates, keys.ResourceTemplate)),
   };
   return Object.freeze({
     version: profile.version,
@@ -102,11 +106,7 @@ export function legacyDialect(profile: LegacyProfile): Dialect {
     methods: LEGACY_METHODS,
     classify: (method, kind) => classifyWith(LEGACY_METHODS, method, kind),
     shapeResult(method, result) {
-      let out = result;
-      if (STRIP.some((key) => key in result)) {
-        out = { ...result };
-        for (const key of STRIP) delete out[key];
-      }
+      const out = STRIP.some((key) => key in result) ? copyFields(result, notStripped) : result;
       const shaper = shapers[method];
       return shaper ? shaper(out) : out;
     },

@@ -1,5 +1,8 @@
 import { META, type ProtocolVersion } from '../protocol/types.js';
 import { ALL_INPUT_METHODS, classifyWith, type Dialect, errorObject, type MethodSpec } from './dialect.js';
+import { copyFields } from './projection.js';
+
+const notCacheHint = (key: string): boolean => key !== 'ttlMs' && key !== 'cacheScope';
 
 const request = (extra: Partial<MethodSpec> = {}): MethodSpec => ({ kind: 'request', ...extra });
 
@@ -30,23 +33,22 @@ export const rev20260728: Dialect = Object.freeze({
   methods: METHODS,
   classify: (method, kind) => classifyWith(METHODS, method, kind),
   shapeResult(method, result, shaping) {
-    const out: Record<string, unknown> = { ...result };
-    const complete = out.resultType === undefined || out.resultType === 'complete';
-    if (out.resultType === undefined) out.resultType = 'complete';
     const spec = METHODS.get(method);
-    if (complete && spec?.cacheable) {
+    const complete = result.resultType === undefined || result.resultType === 'complete';
+    const hinted = complete && spec?.cacheable === true;
+    // Cache hints only on cacheable core results. An extension's own results keep their fields,
+    // as does a CreateTaskResult (Tasks extension), whose ttlMs is the task's lifetime.
+    const dropHints = !hinted && spec !== undefined && result.resultType !== 'task';
+    const out = copyFields(result, dropHints ? notCacheHint : undefined);
+    if (out.resultType === undefined) out.resultType = 'complete';
+    if (hinted) {
       if (out.ttlMs === undefined) out.ttlMs = shaping.ttlMs;
       if (out.cacheScope === undefined) out.cacheScope = shaping.cacheScope;
-    } else if (spec !== undefined && out.resultType !== 'task') {
-      // Cache hints only on cacheable core results. An extension's own results keep their fields,
-      // as does a CreateTaskResult (Tasks extension), whose ttlMs is the task's lifetime.
-      delete out.ttlMs;
-      delete out.cacheScope;
     }
     const meta = result._meta as Record<string, unknown> | undefined;
-    out._meta = meta
-      ? { ...meta, [META.serverInfo]: shaping.serverInfo }
-      : { [META.serverInfo]: shaping.serverInfo };
+    const shapedMeta: Record<string, unknown> = meta ? copyFields(meta) : {};
+    shapedMeta[META.serverInfo] = shaping.serverInfo;
+    out._meta = shapedMeta;
     return out;
   },
   shapeError: (error) => errorObject(error),
