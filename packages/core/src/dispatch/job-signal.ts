@@ -29,6 +29,21 @@ export function withJobSignal<T extends object>(target: T, job: SignalSource): T
   return Object.defineProperty(target, 'signal', JOB_SIGNAL) as T & SignalSource;
 }
 
+/** The prototype of `jobContext`'s objects: their `signal` is JOB_SIGNAL, as withJobSignal's. */
+const JOB_CONTEXT: object = Object.defineProperty({}, 'signal', JOB_SIGNAL);
+
+/**
+ * A fresh object whose `signal` reads `job.signal` when read, from its prototype rather than an
+ * own accessor (`Object.defineProperty` per object costs about 0.2 µs). For the contexts core makes
+ * and reads itself (the engine's dispatch context): a spread copy of one has no `signal`, so a
+ * context handed to a handler, who may copy it, is made with `withJobSignal`.
+ */
+export function jobContext(job: SignalSource): { readonly signal: AbortSignal } {
+  const context = Object.create(JOB_CONTEXT) as WithJob & { readonly signal: AbortSignal };
+  context[kJob] = job;
+  return context;
+}
+
 /** Whether `context`'s signal aborted, without making the AbortSignal of a job that has none yet. */
 export function contextAborted(context: { readonly signal: AbortSignal }): boolean {
   const job = jobOf(context);

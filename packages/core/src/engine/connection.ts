@@ -1,5 +1,5 @@
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
-import { withJobSignal } from '../dispatch/job-signal.js';
+import { jobContext } from '../dispatch/job-signal.js';
 import type { OpenedSubscription, Outcome } from '../dispatch/outcome.js';
 import type { Session } from '../dispatch/session.js';
 import {
@@ -352,13 +352,11 @@ export class Connection {
   /** The dispatch context of a message; with `job`, its `signal` is the job's, made only when read. */
   #context(job?: JobSignal): DispatchContext {
     // Stateless 2026-07-28 requests ignore the session and the channel: core selects the revision per request.
-    const context: DispatchContext = {
-      channel: this.#registry.clientRequests.channel,
-      connectionId: this.id,
-    };
+    const context: DispatchContext = job === undefined ? {} : jobContext(job);
+    context.channel = this.#registry.clientRequests.channel;
+    context.connectionId = this.id;
     if (this.#options.networkTransport !== undefined)
       context.networkTransport = this.#options.networkTransport;
-    if (job !== undefined) withJobSignal(context, job);
     if (this.#session !== undefined) context.session = this.#session;
     return context;
   }
