@@ -71,3 +71,20 @@ describe('every method through one pipeline: a throwing application callback', (
     );
   });
 });
+
+describe('dispatch answers with a promise whatever happens', () => {
+  it('a throw while routing (here a context getter) rejects its promise; dispatch itself never throws', async () => {
+    const runtime = createServer({ name: 's', version: '1' });
+    const failure = new Error('context broke');
+    const context = {
+      get session(): undefined {
+        throw failure;
+      },
+    };
+    let answer: Promise<unknown> | undefined;
+    expect(() => {
+      answer = dispatch(runtime, initialize, context);
+    }).not.toThrow();
+    await expect(answer).rejects.toBe(failure);
+  });
+});

@@ -21,7 +21,7 @@ import { openExtensionFeeds } from '../subscriptions/extension-feeds.js';
 import { honouredFilter, openListen, parseFilter } from '../subscriptions/listen.js';
 import { type ErrorSource, reportError } from '../telemetry/hooks.js';
 import { isObserved } from '../telemetry/instruments.js';
-import { loadedOtel, loadOtel } from '../telemetry/otel.js';
+import { loadedOtel, loadOtel, type Otel } from '../telemetry/otel.js';
 import { RequestTrace } from '../telemetry/request-trace.js';
 import type { AuthInfo } from './context.js';
 import { createHandlerContext, type InputRound } from './handler-context.js';
@@ -97,23 +97,28 @@ const NEEDS: Readonly<Record<string, (runtime: Runtime) => boolean>> = {
 /**
  * The single entry of every transport: runs one decoded (or raw, already-parsed) JSON-RPC message
  * against the runtime and returns a protocol-neutral outcome. Never throws for bad input, and
- * performs no I/O: notifications travel in the outcome.
+ * performs no I/O: notifications travel in the outcome. Always a promise (a throw becomes its
+ * rejection); a request's is the one its operation's run makes, not another async frame around it.
  */
-export async function dispatch(
+export function dispatch(
   runtime: Runtime,
   message: unknown,
   context: DispatchContext = {},
 ): Promise<Outcome> {
-  const decoded = isDecoded(message) ? message : classifyMessage(message);
-  switch (decoded.kind) {
-    case 'invalid':
-      return { type: 'response', message: errorResponse(decoded.id, decoded.error) };
-    case 'response':
-      return { type: 'none' };
-    case 'notification':
-      return dispatchNotification(runtime, decoded.method, decoded.params, context);
-    case 'request':
-      return dispatchRequest(runtime, decoded.id, decoded.method, decoded.params, context);
+  try {
+    const decoded = isDecoded(message) ? message : classifyMessage(message);
+    switch (decoded.kind) {
+      case 'invalid':
+        return Promise.resolve({ type: 'response', message: errorResponse(decoded.id, decoded.error) });
+      case 'response':
+        return Promise.resolve({ type: 'none' });
+      case 'notification':
+        return Promise.resolve(dispatchNotification(runtime, decoded.method, decoded.params, context));
+      case 'request':
+        return dispatchRequest(runtime, decoded.id, decoded.method, decoded.params, context);
+    }
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
@@ -173,16 +178,30 @@ function dispatchNotification(
  * A request, traced when `@opentelemetry/api` is installed and something observes it (`isObserved`): a SERVER span (README, "Observability")
  * around the routing, active while the handler runs, ended when the response is known.
  */
-async function dispatchRequest(
+function dispatchRequest(
   runtime: Runtime,
   id: RequestId,
   method: string,
   params: Record<string, unknown> | undefined,
   context: DispatchContext,
 ): Promise<Outcome> {
-  const queueWaitMs = queueWait(); // read before the first await: set only while the executor starts a task
-  let otel = loadedOtel();
-  if (otel === undefined) otel = await loadOtel();
+  const otel = loadedOtel();
+  if (otel === null || (otel !== undefined && !isObserved(otel)))
+    return settled(route(runtime, id, method, params, context, undefined));
+  // Set only while the executor starts a task: read now, before the first await.
+  return tracedRequest(runtime, id, method, params, context, otel, queueWait());
+}
+
+async function tracedRequest(
+  runtime: Runtime,
+  id: RequestId,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  context: DispatchContext,
+  loaded: Otel | undefined,
+  queueWaitMs: number | undefined,
+): Promise<Outcome> {
+  const otel = loaded ?? (await loadOtel());
   if (otel === null || !isObserved(otel)) return route(runtime, id, method, params, context, undefined);
   const trace = new RequestTrace(otel, {
     id,
@@ -206,14 +225,15 @@ async function dispatchRequest(
   return outcome; // a stream: `run` finishes the trace with the response
 }
 
-async function route(
+/** A request's outcome: at once when it is known without running anything (a refusal). */
+function route(
   runtime: Runtime,
   id: RequestId,
   method: string,
   params: Record<string, unknown> | undefined,
   context: DispatchContext,
   trace: RequestTrace | undefined,
-): Promise<Outcome> {
+): Outcome | Promise<Outcome> {
   const selected = selectRevision(runtime, {
     method,
     params,
@@ -250,7 +270,36 @@ async function route(
       ProtocolError.methodNotFound(method, { reason: 'this server does not offer it' }),
     );
   }
-  // The session-changing methods settle like every operation: a throw is -32603 and reported.
+  if (SESSION_METHODS.has(method))
+    return sessionMethod(runtime, id, method, params, context, selected, trace);
+  const operation = runtime.operations?.get(method) ?? OPERATIONS.get(method);
+  if (!operation) return failed(id, dialect, ProtocolError.methodNotFound(method));
+  return run(runtime, id, method, params, context, selected, trace, operation);
+}
+
+/** `outcome` as a promise (dispatch's answer is always one). */
+function settled(outcome: Outcome | Promise<Outcome>): Promise<Outcome> {
+  return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+}
+
+const SESSION_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'subscriptions/listen',
+]);
+
+/** The session-changing methods settle like every operation: a throw is -32603 and reported. */
+async function sessionMethod(
+  runtime: Runtime,
+  id: RequestId,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  context: DispatchContext,
+  selected: Selection,
+  trace: RequestTrace | undefined,
+): Promise<Outcome> {
   try {
     switch (method) {
       case 'initialize':
@@ -260,19 +309,13 @@ async function route(
       case 'resources/subscribe':
       case 'resources/unsubscribe':
         return await subscribeLegacy(runtime, id, method, params, selected, context);
-      case 'subscriptions/listen':
+      default:
         return await listen(runtime, id, params ?? {}, selected, context);
     }
   } catch (error) {
-    return failed(
-      id,
-      dialect,
-      asProtocolError(runtime, error, errorSource(id, method, params, context, selected), trace),
-    );
+    const source = errorSource(id, method, params, context, selected);
+    return failed(id, selected.dialect, asProtocolError(runtime, error, source, trace));
   }
-  const operation = runtime.operations?.get(method) ?? OPERATIONS.get(method);
-  if (!operation) return failed(id, dialect, ProtocolError.methodNotFound(method));
-  return run(runtime, id, method, params, context, selected, trace, operation);
 }
 
 function failed(id: RequestId, dialect: Dialect | undefined, error: ProtocolError): Outcome {
@@ -289,7 +332,7 @@ function plainError(error: ProtocolError): JsonRpcErrorObject {
 }
 
 /** Runs an operation, as a plain response or, when it may notify, as a stream. */
-async function run(
+function run(
   runtime: Runtime,
   id: RequestId,
   method: string,
@@ -298,7 +341,7 @@ async function run(
   selected: Selection,
   trace: RequestTrace | undefined,
   operation: Operation,
-): Promise<Outcome> {
+): Outcome | Promise<Outcome> {
   const { dialect } = selected;
   const meta = params?._meta as Record<string, unknown> | undefined;
   const progressToken = meta?.progressToken as RequestId | undefined;
@@ -333,7 +376,7 @@ async function run(
       ? runWithInput(runtime, method, params ?? {}, context, selected, operation, makeCall, trace)
       : operation(makeCall(undefined)),
   );
-  if (!stream) return { type: 'response', message: await response };
+  if (!stream) return response.then(responseOutcome);
   response.then(
     (message) => {
       trace?.finish(message);
@@ -345,6 +388,10 @@ async function run(
     },
   );
   return { type: 'stream', messages: stream };
+}
+
+function responseOutcome(message: JsonRpcResponse): Outcome {
+  return { type: 'response', message };
 }
 
 async function settle(
