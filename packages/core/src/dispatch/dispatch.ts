@@ -27,7 +27,7 @@ import type { AuthInfo } from './context.js';
 import { createHandlerContext, type InputRound } from './handler-context.js';
 import type { ClientRequestChannel } from './input.js';
 import { runWithInput } from './mrtr.js';
-import type { Operation, OperationCall } from './operation.js';
+import type { Operation, OperationCall, OperationCalls } from './operation.js';
 import type { Outcome } from './outcome.js';
 import { type Selection, selectRevision } from './select.js';
 import type { Session } from './session.js';
@@ -342,40 +342,18 @@ function run(
   trace: RequestTrace | undefined,
   operation: Operation,
 ): Outcome | Promise<Outcome> {
-  const { dialect } = selected;
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  const progressToken = meta?.progressToken as RequestId | undefined;
-  const logThreshold = runtime.capabilities.logging ? selected.logLevel : undefined;
-  const stream =
-    progressToken !== undefined || logThreshold !== undefined
-      ? new MessageStream(context.maxStreamBuffer)
-      : undefined;
-  const mayAskInput = method === 'tools/call' || method === 'prompts/get' || method === 'resources/read';
-  const makeCall = (inputRound: InputRound | undefined): OperationCall => ({
-    runtime,
-    params: params ?? {},
-    context: createHandlerContext({
-      requestId: id,
-      method,
-      selection: selected,
-      context,
-      stream,
-      progressToken,
-      logThreshold,
-      inputRound,
-      trace,
-    }),
-    selection: selected,
-    auth: context.auth,
-    connectionId: context.connectionId,
-    grantedScopes: context.grantedScopes,
-  });
-  const source = errorSource(id, method, params, context, selected);
-  const response = settle(runtime, dialect, source, trace, () =>
-    mayAskInput
-      ? runWithInput(runtime, method, params ?? {}, context, selected, operation, makeCall, trace)
-      : operation(makeCall(undefined)),
-  );
+  const request = new OperationRun(runtime, id, method, params, context, selected, trace);
+  let result: Record<string, unknown> | Promise<Record<string, unknown>>;
+  try {
+    result =
+      method === 'tools/call' || method === 'prompts/get' || method === 'resources/read'
+        ? runWithInput(runtime, method, params ?? {}, context, selected, operation, request, trace)
+        : operation(request.call(undefined));
+  } catch (error) {
+    result = Promise.reject(error);
+  }
+  const response = settle(request, result);
+  const { stream } = request;
   if (!stream) return response.then(responseOutcome);
   response.then(
     (message) => {
@@ -390,21 +368,73 @@ function run(
   return { type: 'stream', messages: stream };
 }
 
+/**
+ * One request's run of an operation: what its calls, its answer and its error report read, in
+ * one object instead of a closure for each and an error source made before anything failed.
+ */
+class OperationRun implements OperationCalls {
+  readonly progressToken: RequestId | undefined;
+  readonly logThreshold: LogLevel | undefined;
+  /** Set when the request may notify (a progress token, a log level): its messages, then its answer. */
+  readonly stream: MessageStream | undefined;
+
+  constructor(
+    readonly runtime: Runtime,
+    readonly id: RequestId,
+    readonly method: string,
+    readonly params: Record<string, unknown> | undefined,
+    readonly context: DispatchContext,
+    readonly selected: Selection,
+    readonly trace: RequestTrace | undefined,
+  ) {
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    this.progressToken = meta?.progressToken as RequestId | undefined;
+    this.logThreshold = runtime.capabilities.logging ? selected.logLevel : undefined;
+    this.stream =
+      this.progressToken !== undefined || this.logThreshold !== undefined
+        ? new MessageStream(context.maxStreamBuffer)
+        : undefined;
+  }
+
+  call(inputRound: InputRound | undefined): OperationCall {
+    const { context, selected } = this;
+    return {
+      runtime: this.runtime,
+      params: this.params ?? {},
+      context: createHandlerContext({
+        requestId: this.id,
+        method: this.method,
+        selection: selected,
+        context,
+        stream: this.stream,
+        progressToken: this.progressToken,
+        logThreshold: this.logThreshold,
+        inputRound,
+        trace: this.trace,
+      }),
+      selection: selected,
+      auth: context.auth,
+      connectionId: context.connectionId,
+      grantedScopes: context.grantedScopes,
+    };
+  }
+}
+
 function responseOutcome(message: JsonRpcResponse): Outcome {
   return { type: 'response', message };
 }
 
+/** The response to `request`: its shaped result, or the error its operation threw or rejected with. */
 async function settle(
-  runtime: Runtime,
-  dialect: Dialect,
-  source: ErrorSource,
-  trace: RequestTrace | undefined,
-  body: () => Record<string, unknown> | Promise<Record<string, unknown>>,
+  request: OperationRun,
+  result: Record<string, unknown> | Promise<Record<string, unknown>>,
 ): Promise<JsonRpcResponse> {
-  const { requestId: id, method } = source;
+  const { runtime, id, method, params, context, selected, trace } = request;
+  const { dialect } = selected;
   try {
-    return resultResponse(id, dialect.shapeResult(method, await body(), runtime.shaping));
+    return resultResponse(id, dialect.shapeResult(method, await result, runtime.shaping));
   } catch (error) {
+    const source = errorSource(id, method, params, context, selected);
     return errorResponse(id, dialect.shapeError(asProtocolError(runtime, error, source, trace)));
   }
 }

@@ -3,9 +3,8 @@ import { ProtocolError } from '../errors/protocol-error.js';
 import type { Runtime } from '../router/runtime.js';
 import type { RequestTrace } from '../telemetry/request-trace.js';
 import type { DispatchContext } from './dispatch.js';
-import type { InputRound } from './handler-context.js';
 import { InputRequiredSignal } from './input.js';
-import type { Operation, OperationCall } from './operation.js';
+import type { Operation, OperationCalls } from './operation.js';
 import { canonicalJson, digest, originalParams, signState, verifyState } from './request-state.js';
 import type { Selection } from './select.js';
 
@@ -22,12 +21,12 @@ export function runWithInput(
   context: DispatchContext,
   selected: Selection,
   operation: Operation,
-  makeCall: (round: InputRound) => OperationCall,
+  calls: OperationCalls,
   trace?: RequestTrace,
 ): Record<string, unknown> | Promise<Record<string, unknown>> {
-  if (selected.dialect.era !== 'modern') return operation(makeCall({ responses: {}, state: undefined }));
+  if (selected.dialect.era !== 'modern') return operation(calls.call({ responses: {}, state: undefined }));
   if (params.requestState !== undefined || params.inputResponses !== undefined) {
-    return retry(runtime, method, params, context, operation, makeCall, trace);
+    return retry(runtime, method, params, context, operation, calls, trace);
   }
   // A first round, the commonest request: nothing to verify or merge, so no async frame or
   // closures beyond the one that turns an input request into `input_required`.
@@ -35,7 +34,7 @@ export function runWithInput(
   const asked = (error: unknown) =>
     inputRequired(runtime, method, params, context, error, 0, responses, undefined, trace);
   try {
-    const result = operation(makeCall({ responses, state: undefined }));
+    const result = operation(calls.call({ responses, state: undefined }));
     return typeof (result as PromiseLike<unknown>).then === 'function'
       ? Promise.resolve(result).catch(asked)
       : result;
@@ -51,7 +50,7 @@ async function retry(
   params: Record<string, unknown>,
   context: DispatchContext,
   operation: Operation,
-  makeCall: (round: InputRound) => OperationCall,
+  calls: OperationCalls,
   trace: RequestTrace | undefined,
 ): Promise<Record<string, unknown>> {
   const { mrtr } = runtime;
@@ -77,7 +76,7 @@ async function retry(
   }
   const responses = answers ? { ...gathered, ...(answers as Record<string, unknown>) } : gathered;
   try {
-    const result = await operation(makeCall({ responses, state }));
+    const result = await operation(calls.call({ responses, state }));
     // A result computed from input answers is not cacheable (the client must not cache it either).
     // A task handle is no such result: its ttlMs is the task's lifetime (Tasks extension).
     const fromAnswers = (round > 0 || answers !== undefined) && result.resultType !== 'task';
