@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createServer, ErrorCode, SnodoError } from '../src/index.js';
+import { createServer, ErrorCode, ProtocolError, SnodoError } from '../src/index.js';
 import { demoServer, initialize, legacy, MODERN, modern } from './helpers/demo.js';
 import { run } from './helpers/run.js';
 import { expectResponse } from './helpers/wire-schema.js';
@@ -107,6 +107,63 @@ describe('tools on 2026-07-28', () => {
       content: [{ type: 'text', text: 'disk on fire' }],
     });
   });
+
+  // A handler may answer synchronously, with a promise or with any thenable: each way, the same answer.
+  const ways = {
+    sync: (f: () => unknown) => f,
+    async: (f: () => unknown) => async () => f(),
+    thenable: (f: () => unknown) => () => ({
+      // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise, on purpose
+      then: (resolve: (v: unknown) => void, reject: (e: unknown) => void) => {
+        try {
+          resolve(f());
+        } catch (error) {
+          reject(error);
+        }
+      },
+    }),
+  };
+  it.each(Object.keys(ways) as (keyof typeof ways)[])(
+    'a %s handler: its result, throw, ProtocolError, bad return and output mismatch answer alike',
+    async (way) => {
+      const reported: unknown[] = [];
+      const outputSchema = { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] };
+      const handlers: Record<string, () => unknown> = {
+        ok: () => 'fine',
+        fail: () => {
+          throw new Error('disk on fire');
+        },
+        refuse: () => {
+          throw ProtocolError.invalidParams('no such thing');
+        },
+        shapeless: () => 42,
+        mismatch: () => ({ content: [], structuredContent: { sum: 'five' } }),
+        unstructured: () => ({ content: [{ type: 'text', text: 'x' }] }),
+      };
+      const server = createServer({
+        name: 'w',
+        version: '1',
+        onError: (error) => reported.push(error),
+        tools: Object.entries(handlers).map(([name, f]) => ({
+          name,
+          handler: ways[way](f) as () => string,
+          ...(name === 'mismatch' || name === 'unstructured' ? { outputSchema } : {}),
+        })),
+      });
+      const answer = async (name: string) => (await run(server, modern('tools/call', { name }))).response;
+      expect((await answer('ok')).result.content).toEqual([{ type: 'text', text: 'fine' }]);
+      expect((await answer('fail')).result).toMatchObject({
+        isError: true,
+        content: [{ text: 'disk on fire' }],
+      });
+      expect((await answer('refuse')).error).toMatchObject({ code: -32602, message: 'no such thing' });
+      expect((await answer('shapeless')).result).toMatchObject({ isError: true });
+      expect((await answer('mismatch')).error.message).toContain('does not match its outputSchema');
+      expect((await answer('unstructured')).error.message).toContain('returned no structuredContent');
+      // The handler's own failures (fail, shapeless) and the two -32603s are reported; the ProtocolError is not.
+      expect(reported).toHaveLength(4);
+    },
+  );
 
   it('refuses a call needing an undeclared client capability with -32021', async () => {
     const asking = createServer({

@@ -72,52 +72,93 @@ function validated(
   }
   const tasks = call.runtime.tasks;
   if (tool.task !== 'never' && tasks) {
-    return callToolAsTask(tasks, call, tool, (context: HandlerContext) =>
+    // A task runs its handler as a promise, whatever the handler returns.
+    return callToolAsTask(tasks, call, tool, async (context: HandlerContext) =>
       runTool(tool, validation.value, context, call),
     );
   }
   return runTool(tool, validation.value, call.context, call);
 }
 
-/** Runs a tool's handler with `context` and checks what it returns (as an ordinary call or as a task). */
-async function runTool(
+/**
+ * Runs a tool's handler with `context` and checks what it returns (as an ordinary call or as a
+ * task). Not async: a handler that answers synchronously costs no promise and no extra turn; a
+ * throw goes where a rejection would (callers run it where a throw becomes one).
+ */
+function runTool(
   tool: Tool,
   args: unknown,
   context: HandlerContext,
   call: OperationCall,
-): Promise<CallToolResult> {
-  const { name } = tool;
+): CallToolResult | Promise<CallToolResult> {
+  let returned: unknown;
+  try {
+    returned = tool.definition.handler(args, context);
+  } catch (error) {
+    return handlerFailed(error, context, call);
+  }
+  if (typeof (returned as PromiseLike<unknown> | null)?.then !== 'function')
+    return handlerReturned(tool, returned, context, call);
+  return Promise.resolve(returned).then(
+    (value) => handlerReturned(tool, value, context, call),
+    (error: unknown) => handlerFailed(error, context, call),
+  );
+}
+
+/** What a handler returned, as a result: checked against the tool's output schema, if it has one. */
+function handlerReturned(
+  tool: Tool,
+  value: unknown,
+  context: HandlerContext,
+  call: OperationCall,
+): CallToolResult | Promise<CallToolResult> {
   let result: CallToolResult;
   try {
-    result = normalizeToolResult(await tool.definition.handler(args, context));
+    result = normalizeToolResult(value as Parameters<typeof normalizeToolResult>[0]);
   } catch (error) {
-    if (ProtocolError.is(error) || error instanceof InputRequiredSignal || contextAborted(context))
-      throw error;
-    reportError(call.runtime, error, {
-      method: 'tools/call',
-      requestId: context.requestId,
-      params: call.params,
-      auth: call.auth,
-      protocolVersion: call.selection.dialect.version,
-      connectionId: call.connectionId,
-    });
-    return errorToolResult(error);
+    return handlerFailed(error, context, call);
   }
-  if (tool.output && result.isError !== true) {
-    if (!('structuredContent' in result)) {
-      throw new ProtocolError(
-        ErrorCode.InternalError,
-        `Tool "${name}" has an outputSchema but returned no structuredContent`,
-      );
-    }
-    const checked = await tool.output.validate(result.structuredContent);
-    if (!checked.ok) {
-      throw new ProtocolError(
-        ErrorCode.InternalError,
-        `Tool "${name}" returned structuredContent that does not match its outputSchema: ${describeIssues(checked.issues)}`,
-        { issues: checked.issues.slice(0, MAX_REPORTED_ISSUES) },
-      );
-    }
+  if (!tool.output || result.isError === true) return result;
+  if (!('structuredContent' in result)) {
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      `Tool "${tool.name}" has an outputSchema but returned no structuredContent`,
+    );
+  }
+  const checked = tool.output.validate(result.structuredContent);
+  return checked instanceof Promise
+    ? checked.then((validation) => matchedOutput(tool, result, validation))
+    : matchedOutput(tool, result, checked);
+}
+
+function matchedOutput(
+  tool: Tool,
+  result: CallToolResult,
+  checked: Awaited<ReturnType<NonNullable<Tool['output']>['validate']>>,
+): CallToolResult {
+  if (!checked.ok) {
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      `Tool "${tool.name}" returned structuredContent that does not match its outputSchema: ${describeIssues(checked.issues)}`,
+      { issues: checked.issues.slice(0, MAX_REPORTED_ISSUES) },
+    );
   }
   return result;
+}
+
+/**
+ * A handler's throw or rejection: a ProtocolError, an input request, or anything once the request
+ * was aborted goes on as it is; anything else is reported and answered as an error result.
+ */
+function handlerFailed(error: unknown, context: HandlerContext, call: OperationCall): CallToolResult {
+  if (ProtocolError.is(error) || error instanceof InputRequiredSignal || contextAborted(context)) throw error;
+  reportError(call.runtime, error, {
+    method: 'tools/call',
+    requestId: context.requestId,
+    params: call.params,
+    auth: call.auth,
+    protocolVersion: call.selection.dialect.version,
+    connectionId: call.connectionId,
+  });
+  return errorToolResult(error);
 }
