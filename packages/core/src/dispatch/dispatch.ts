@@ -343,19 +343,21 @@ function run(
   operation: Operation,
 ): Outcome | Promise<Outcome> {
   const request = new OperationRun(runtime, id, method, params, context, selected, trace);
-  let result: Record<string, unknown> | Promise<Record<string, unknown>>;
+  let response: JsonRpcResponse | Promise<JsonRpcResponse>;
   try {
-    result =
+    response = settle(
+      request,
       method === 'tools/call' || method === 'prompts/get' || method === 'resources/read'
         ? runWithInput(runtime, method, params ?? {}, context, selected, operation, request, trace)
-        : operation(request.call(undefined));
+        : operation(request.call(undefined)),
+    );
   } catch (error) {
-    result = Promise.reject(error);
+    response = failure(request, error);
   }
-  const response = settle(request, result);
   const { stream } = request;
-  if (!stream) return response.then(responseOutcome);
-  response.then(
+  if (!stream)
+    return response instanceof Promise ? response.then(responseOutcome) : responseOutcome(response);
+  Promise.resolve(response).then(
     (message) => {
       trace?.finish(message);
       stream.end(message);
@@ -424,19 +426,37 @@ function responseOutcome(message: JsonRpcResponse): Outcome {
   return { type: 'response', message };
 }
 
-/** The response to `request`: its shaped result, or the error its operation threw or rejected with. */
-async function settle(
+/**
+ * The response to `request` once its operation's result is known: at once for a result the
+ * operation returned, when it settles for a promise (or any thenable).
+ */
+function settle(
   request: OperationRun,
   result: Record<string, unknown> | Promise<Record<string, unknown>>,
-): Promise<JsonRpcResponse> {
-  const { runtime, id, method, params, context, selected, trace } = request;
-  const { dialect } = selected;
+): JsonRpcResponse | Promise<JsonRpcResponse> {
+  if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function')
+    return success(request, result as Record<string, unknown>);
+  return Promise.resolve(result).then(
+    (value) => success(request, value),
+    (error: unknown) => failure(request, error),
+  );
+}
+
+/** The shaped result, or the error response if shaping it threw. */
+function success(request: OperationRun, result: Record<string, unknown>): JsonRpcResponse {
+  const { runtime, id, method, selected } = request;
   try {
-    return resultResponse(id, dialect.shapeResult(method, await result, runtime.shaping));
+    return resultResponse(id, selected.dialect.shapeResult(method, result, runtime.shaping));
   } catch (error) {
-    const source = errorSource(id, method, params, context, selected);
-    return errorResponse(id, dialect.shapeError(asProtocolError(runtime, error, source, trace)));
+    return failure(request, error);
   }
+}
+
+/** The error response to what the operation threw or rejected with. */
+function failure(request: OperationRun, error: unknown): JsonRpcResponse {
+  const { runtime, id, method, params, context, selected, trace } = request;
+  const source = errorSource(id, method, params, context, selected);
+  return errorResponse(id, selected.dialect.shapeError(asProtocolError(runtime, error, source, trace)));
 }
 
 /**
