@@ -24,7 +24,7 @@ import { isObserved } from '../telemetry/instruments.js';
 import { loadedOtel, loadOtel, type Otel } from '../telemetry/otel.js';
 import { RequestTrace } from '../telemetry/request-trace.js';
 import type { AuthInfo } from './context.js';
-import { createHandlerContext, type InputRound } from './handler-context.js';
+import { createHandlerContext, type HandlerContextInput, type InputRound } from './handler-context.js';
 import type { ClientRequestChannel } from './input.js';
 import { runWithInput } from './mrtr.js';
 import type { Operation, OperationCall, OperationCalls } from './operation.js';
@@ -374,7 +374,7 @@ function run(
  * One request's run of an operation: what its calls, its answer and its error report read, in
  * one object instead of a closure for each and an error source made before anything failed.
  */
-class OperationRun implements OperationCalls {
+class OperationRun implements OperationCalls, HandlerContextInput {
   readonly progressToken: RequestId | undefined;
   readonly logThreshold: LogLevel | undefined;
   /** Set when the request may notify (a progress token, a log level): its messages, then its answer. */
@@ -382,16 +382,16 @@ class OperationRun implements OperationCalls {
 
   constructor(
     readonly runtime: Runtime,
-    readonly id: RequestId,
+    readonly requestId: RequestId,
     readonly method: string,
     readonly params: Record<string, unknown> | undefined,
     readonly context: DispatchContext,
-    readonly selected: Selection,
+    readonly selection: Selection,
     readonly trace: RequestTrace | undefined,
   ) {
     const meta = params?._meta as Record<string, unknown> | undefined;
     this.progressToken = meta?.progressToken as RequestId | undefined;
-    this.logThreshold = runtime.capabilities.logging ? selected.logLevel : undefined;
+    this.logThreshold = runtime.capabilities.logging ? selection.logLevel : undefined;
     this.stream =
       this.progressToken !== undefined || this.logThreshold !== undefined
         ? new MessageStream(context.maxStreamBuffer)
@@ -399,22 +399,12 @@ class OperationRun implements OperationCalls {
   }
 
   call(inputRound: InputRound | undefined): OperationCall {
-    const { context, selected } = this;
+    const { context, selection } = this;
     return {
       runtime: this.runtime,
       params: this.params ?? {},
-      context: createHandlerContext({
-        requestId: this.id,
-        method: this.method,
-        selection: selected,
-        context,
-        stream: this.stream,
-        progressToken: this.progressToken,
-        logThreshold: this.logThreshold,
-        inputRound,
-        trace: this.trace,
-      }),
-      selection: selected,
+      context: createHandlerContext(this, inputRound),
+      selection,
       auth: context.auth,
       connectionId: context.connectionId,
       grantedScopes: context.grantedScopes,
@@ -444,9 +434,9 @@ function settle(
 
 /** The shaped result, or the error response if shaping it threw. */
 function success(request: OperationRun, result: Record<string, unknown>): JsonRpcResponse {
-  const { runtime, id, method, selected } = request;
+  const { runtime, requestId: id, method, selection } = request;
   try {
-    return resultResponse(id, selected.dialect.shapeResult(method, result, runtime.shaping));
+    return resultResponse(id, selection.dialect.shapeResult(method, result, runtime.shaping));
   } catch (error) {
     return failure(request, error);
   }
@@ -454,9 +444,9 @@ function success(request: OperationRun, result: Record<string, unknown>): JsonRp
 
 /** The error response to what the operation threw or rejected with. */
 function failure(request: OperationRun, error: unknown): JsonRpcResponse {
-  const { runtime, id, method, params, context, selected, trace } = request;
-  const source = errorSource(id, method, params, context, selected);
-  return errorResponse(id, selected.dialect.shapeError(asProtocolError(runtime, error, source, trace)));
+  const { runtime, requestId: id, method, params, context, selection, trace } = request;
+  const source = errorSource(id, method, params, context, selection);
+  return errorResponse(id, selection.dialect.shapeError(asProtocolError(runtime, error, source, trace)));
 }
 
 /**
@@ -512,16 +502,18 @@ function initialize(
   const call: OperationCall = {
     runtime,
     params,
-    context: createHandlerContext({
-      requestId: id,
-      method: 'initialize',
-      selection: selected,
-      context,
-      stream: undefined,
-      progressToken: undefined,
-      logThreshold: undefined,
-      inputRound: undefined,
-    }),
+    context: createHandlerContext(
+      {
+        requestId: id,
+        method: 'initialize',
+        selection: selected,
+        context,
+        stream: undefined,
+        progressToken: undefined,
+        logThreshold: undefined,
+      },
+      undefined,
+    ),
     selection: selected,
     auth: context.auth,
     connectionId: context.connectionId,

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../errors/codes.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { RequestId } from '../json/int.js';
-import { type JsonRpcNotification, notification } from '../jsonrpc/types.js';
+import { notification } from '../jsonrpc/types.js';
 import { LOG_LEVELS, type LogLevel } from '../protocol/types.js';
 import type { RequestTrace } from '../telemetry/request-trace.js';
 import type { HandlerContext, InputOptions } from './context.js';
@@ -18,6 +18,7 @@ export interface InputRound {
   readonly state: unknown;
 }
 
+/** What a request's handler contexts are made of (one per MRTR round: `createHandlerContext`'s `inputRound`). */
 export interface HandlerContextInput {
   readonly requestId: RequestId;
   readonly method: string;
@@ -26,22 +27,25 @@ export interface HandlerContextInput {
   readonly stream: MessageStream | undefined;
   readonly progressToken: RequestId | undefined;
   readonly logThreshold: LogLevel | undefined;
-  /** Set when the method may ask for input (tools/call, prompts/get, resources/read). */
-  readonly inputRound: InputRound | undefined;
   /** The request's span, when traced: server-initiated requests become its CLIENT children. */
   readonly trace?: RequestTrace | undefined;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
 
-export function createHandlerContext(input: HandlerContextInput): HandlerContext {
-  const { requestId, method, selection, context, stream, progressToken, logThreshold, inputRound, trace } =
-    input;
+/** `runAsTask` outside a task-capable call: nothing to do. */
+function notATask(): Promise<void> {
+  return Promise.resolve();
+}
+
+/** `inputRound` is set when the method may ask for input (tools/call, prompts/get, resources/read). */
+export function createHandlerContext(
+  input: HandlerContextInput,
+  inputRound: InputRound | undefined,
+): HandlerContext {
+  const { requestId, method, selection, context, stream, progressToken, logThreshold, trace } = input;
   const { dialect } = selection;
   let lastProgress = Number.NEGATIVE_INFINITY;
-  const send = (message: JsonRpcNotification) => {
-    stream?.push(message);
-  };
 
   const ask = async (
     requests: Record<string, InputRequest>,
@@ -115,20 +119,20 @@ export function createHandlerContext(input: HandlerContextInput): HandlerContext
       const params: Record<string, unknown> = { progressToken, progress };
       if (total !== undefined) params.total = total;
       if (message !== undefined) params.message = message;
-      send(notification('notifications/progress', params));
+      stream?.push(notification('notifications/progress', params));
     },
     log(level, data, logger) {
       if (logThreshold === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(logThreshold)) return;
       const params: Record<string, unknown> = { level, data };
       if (logger !== undefined) params.logger = logger;
-      send(notification('notifications/message', params));
+      stream?.push(notification('notifications/message', params));
     },
     input: asking.input,
     elicit: asking.elicit,
     sample: asking.sample,
     listRoots: asking.listRoots,
     taskId: undefined,
-    runAsTask: () => Promise.resolve(),
+    runAsTask: notATask,
     retryLater(state) {
       if (!inputRound || dialect.era !== 'modern') {
         throw new ProtocolError(
