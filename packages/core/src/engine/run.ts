@@ -97,13 +97,22 @@ export async function runRequest<S extends Aborted>(
   request.settled(outcome, undefined);
 }
 
-async function execute<S extends Aborted>(request: RunnableRequest<S>, signal: S): Promise<Outcome> {
-  const outcome = await request.dispatch(signal);
-  const adopted = request.adopt(outcome, signal);
-  if (adopted !== undefined) await adopted;
-  const delivered = deliver(outcome, request, signal);
-  if (delivered !== undefined) await delivered;
-  return outcome;
+/** The task: dispatch, then adopt and deliver, waiting only on what returns a promise. */
+function execute<S extends Aborted>(request: RunnableRequest<S>, signal: S): Promise<Outcome> {
+  return request.dispatch(signal).then((outcome) => {
+    const adopted = request.adopt(outcome, signal);
+    if (adopted !== undefined) return adopted.then(() => delivered(outcome, request, signal));
+    return delivered(outcome, request, signal);
+  });
+}
+
+function delivered<S extends Aborted>(
+  outcome: Outcome,
+  request: RunnableRequest<S>,
+  signal: S,
+): Outcome | Promise<Outcome> {
+  const delivery = deliver(outcome, request, signal);
+  return delivery === undefined ? outcome : delivery.then(() => outcome);
 }
 
 /**
