@@ -1,12 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Connection } from '../src/engine/connection.js';
 import {
   type ControlChannel,
   type ControlMessage,
+  createServer,
+  Executor,
+  type HandlerContext,
   type JsonRpcMessage,
   MemoryControlChannel,
+  resourceTemplate,
 } from '../src/index.js';
 import { classifyMessage, requestKey } from '../src/internal.js';
+import { modern } from './helpers/demo.js';
 import { httpServer, newProbe } from './http-helpers.js';
 
 /** A channel that records what goes through it and hands it to the in-memory default. */
@@ -101,5 +106,60 @@ describe('the connection engine: control messages go through the ControlChannel 
     expect(signal.aborted).toBe(true);
     // Detached: nothing holds the connection's id any more.
     expect(control.sessions).toBe(0);
+  });
+});
+
+describe('a template read through the engine', () => {
+  it('gets the request context with its uri, and the request signal, which a client cancel aborts', async () => {
+    let seen: (HandlerContext & { uri: string }) | undefined;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runtime = createServer({
+      name: 's',
+      version: '1',
+      resourceTemplates: [
+        resourceTemplate({
+          uriTemplate: 'x://items/{id}',
+          name: 'item',
+          read: async ({ id }, context) => {
+            seen = context;
+            await gate;
+            return `item ${id}`;
+          },
+        }),
+      ],
+    });
+    const written: JsonRpcMessage[] = [];
+    const connection = new Connection(runtime, {
+      output: {
+        write: (message) => {
+          written.push(message as JsonRpcMessage);
+          return true;
+        },
+        ready: () => Promise.resolve(),
+        blocked: false,
+      },
+      executor: new Executor(),
+      maxBatchItems: 100,
+      onError: (error) => {
+        throw error;
+      },
+    });
+    const read = (id: number, uri: string) =>
+      connection.receive(classifyMessage({ ...modern('resources/read', { uri }), id }));
+    await read(1, 'x://items/7');
+    await vi.waitFor(() => expect(seen).toBeDefined());
+    const first = seen as HandlerContext & { uri: string };
+    expect(first).toMatchObject({ uri: 'x://items/7', requestId: 1, method: 'resources/read' });
+    expect(Object.keys(first).slice(-2)).toEqual(['signal', 'uri']);
+    expect(first.signal).toBeInstanceOf(AbortSignal);
+    expect(first.signal.aborted).toBe(false);
+    await connection.cancel(1, 'cancelled by the client');
+    expect(first.signal.aborted).toBe(true);
+    release();
+    await connection.close('done');
+    expect(written).toEqual([]);
   });
 });

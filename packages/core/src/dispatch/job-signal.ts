@@ -1,3 +1,5 @@
+import { copyFields } from '../dialects/projection.js';
+
 /** What a context's `signal` is read from: an executor job or a LazySignal (its `signal` made when read). */
 export interface SignalSource {
   readonly aborted: boolean;
@@ -43,6 +45,25 @@ export function jobContext(job: SignalSource): { readonly signal: AbortSignal } 
   context[kJob] = job;
   return context;
 }
+
+/**
+ * `{ ...context, [key]: value }` for a context whose `signal` may be a job's (`withJobSignal`): the
+ * copy's `signal` reads the same job when read, where a spread reads it at once and so makes the
+ * job's AbortSignal for every copy.
+ */
+export function withContextField<T extends object, K extends string, V>(
+  context: T,
+  key: K,
+  value: V,
+): T & { [P in K]: V } {
+  const job = jobOf(context);
+  if (job === undefined) return { ...context, [key]: value } as T & { [P in K]: V };
+  const copy = withJobSignal(copyFields(context as Record<string, unknown>, notSignal), job);
+  copy[key] = value;
+  return copy as unknown as T & { [P in K]: V };
+}
+
+const notSignal = (key: string): boolean => key !== 'signal';
 
 /** Whether `context`'s signal aborted, without making the AbortSignal of a job that has none yet. */
 export function contextAborted(context: { readonly signal: AbortSignal }): boolean {

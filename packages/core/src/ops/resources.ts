@@ -1,4 +1,5 @@
 import { visible } from '../auth/scopes.js';
+import { withContextField } from '../dispatch/job-signal.js';
 import type { OperationCall } from '../dispatch/operation.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { CacheHint, CacheScope } from '../protocol/types.js';
@@ -59,7 +60,7 @@ export async function readResource(call: OperationCall): Promise<Record<string, 
   const found = matchTemplate(call.runtime, uri);
   if (!found) throw ProtocolError.resourceNotFound(uri);
   const { template, variables } = found;
-  const value = await template.definition.read(variables, { ...call.context, uri });
+  const value = await template.definition.read(variables, withContextField(call.context, 'uri', uri));
   return {
     contents: toContents(value, uri, template.definition.mimeType),
     ...hint(template.definition.cache),
