@@ -1,0 +1,246 @@
+// The floor of the proxy goal: what the cheapest forwarder costs on this machine. A bare node:http
+// server that forwards each POST body to a backend with undici (a Pool with snodo-proxy's settings:
+// 16 keep-alive connections, no headers/body timeouts) and returns the backend's body unchanged,
+// set against snodo-proxy itself, all served from this process and loaded in turn by one
+// autocannon child, in the same run:
+//   direct-snodo    the backend (Snodo's listener with the demo server, the proxy row's set-up) alone
+//   direct-bare     bench's bare node:http backend (a fixed echo answer) alone
+//   floor-snodo     the bare forwarder in front of the Snodo backend
+//   floor-bare      the bare forwarder in front of the bare backend
+//   request-snodo   the same forwarder through undici's `pool.request()` (a body stream) instead of
+//                   `dispatch` with a small handler
+//   proxy-snodo     snodo-proxy (createProxy + the HTTP listener of this checkout) in front of the
+//                   Snodo backend
+// Each batch's forwarder CPU per call is this process's (process.cpuUsage), the backend's from /proc
+// over the same calls. Per side: medians (min–max over the pairs) of forwarder µs/call, backend
+// µs/call, forwarder / backend, and the p50 at 4 connections (a second batch), with what it adds
+// to the direct p50 of its backend.
+//   node bench/src/clients/proxy-floor.mjs [--pairs 6] [--seconds 2] [--warmup 6] [--connections 32]
+//     [--sides direct-snodo,floor-snodo,...]   (after `pnpm build`)
+import { createServer } from 'node:http';
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { startServer, Worker } from '../lib/child.mjs';
+import { cpuMsOf } from '../lib/proc.mjs';
+import { echo } from '../lib/requests.mjs';
+import { serverSpec } from '../lib/servers.mjs';
+
+const { values } = parseArgs({
+  options: {
+    pairs: { type: 'string', default: '6' },
+    seconds: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '6' },
+    connections: { type: 'string', default: '32' },
+    sides: {
+      type: 'string',
+      default: 'direct-snodo,direct-bare,floor-snodo,floor-bare,request-snodo,proxy-snodo',
+    },
+  },
+});
+
+const request = echo('modern', 'hi');
+const expect = { contains: '"text":"hi"' };
+/** The request headers a forwarder passes on (what snodo's client sends on 2026-07-28). */
+const FORWARDED = ['content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name'];
+
+/** The forwarded request's headers as undici's flat array: name, value, name, value… */
+function forwardedHeaders(req) {
+  const headers = [];
+  for (const name of FORWARDED) {
+    const value = req.headers[name];
+    if (value !== undefined) headers.push(name, value);
+  }
+  return headers;
+}
+
+/** Reads a request body whole. */
+function body(req, then) {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => then(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+}
+
+/** The bare forwarder: `dispatch` with a handler that collects the answer, then one `end()`. */
+function dispatchForwarder(pool, path) {
+  return (req, res) =>
+    body(req, (payload) => {
+      let status = 0;
+      let type;
+      const chunks = [];
+      pool.dispatch(
+        { path, method: 'POST', headers: forwardedHeaders(req), body: payload },
+        {
+          onRequestStart() {},
+          onResponseStart(_controller, statusCode, headers) {
+            status = statusCode;
+            type = headers['content-type'];
+          },
+          onResponseData(_controller, chunk) {
+            chunks.push(chunk);
+          },
+          onResponseEnd() {
+            const answer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+            res.writeHead(status, { 'content-type': type, 'content-length': answer.length });
+            res.end(answer);
+          },
+          onResponseError(_controller, error) {
+            res.writeHead(502);
+            res.end(String(error));
+          },
+        },
+      );
+    });
+}
+
+/** The same through `pool.request()` (undici's body stream, read with `arrayBuffer()`). */
+function requestForwarder(pool, path) {
+  return (req, res) =>
+    body(req, async (payload) => {
+      try {
+        const answer = await pool.request({
+          path,
+          method: 'POST',
+          headers: forwardedHeaders(req),
+          body: payload,
+        });
+        const bytes = Buffer.from(await answer.body.arrayBuffer());
+        res.writeHead(answer.statusCode, {
+          'content-type': answer.headers['content-type'],
+          'content-length': bytes.length,
+        });
+        res.end(bytes);
+      } catch (error) {
+        res.writeHead(502);
+        res.end(String(error));
+      }
+    });
+}
+
+/** A bare forwarder to `target` on its own port; resolves to its URL and a close(). */
+async function forwarder(target, make) {
+  const url = new URL(target);
+  const pool = new Pool(url.origin, {
+    connections: 16,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    autoSelectFamily: true,
+  });
+  const server = createServer(make(pool, url.pathname));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/mcp`,
+    close: async () => {
+      server.close();
+      await pool.close();
+    },
+  };
+}
+
+/** snodo-proxy of this checkout in front of `target`, on its own port in this process. */
+async function snodoProxy(target) {
+  const { createProxy } = await import('@snodo/proxy');
+  const { listen } = await import('@snodo/transport-http');
+  const proxy = await createProxy({ backends: [{ id: 'backend', target: { http: target }, prefix: '' }] });
+  const server = await listen({ runtime: proxy.runtime(), host: '127.0.0.1', port: 0, path: '/mcp' });
+  return {
+    url: server.url(),
+    close: async () => {
+      await server.close();
+      await proxy.close();
+    },
+  };
+}
+
+const snodo = await startServer(serverSpec('snodo'));
+const bare = await startServer(serverSpec('bare'));
+const load = new Worker(new URL('./autocannon.mjs', import.meta.url));
+const opened = [];
+
+const SIDES = {
+  'direct-snodo': async () => ({ url: snodo.url, backend: snodo, direct: true }),
+  'direct-bare': async () => ({ url: bare.url, backend: bare, direct: true }),
+  'floor-snodo': async () => ({ ...(await forwarder(snodo.url, dispatchForwarder)), backend: snodo }),
+  'floor-bare': async () => ({ ...(await forwarder(bare.url, dispatchForwarder)), backend: bare }),
+  'request-snodo': async () => ({ ...(await forwarder(snodo.url, requestForwarder)), backend: snodo }),
+  'proxy-snodo': async () => ({ ...(await snodoProxy(snodo.url)), backend: snodo }),
+};
+
+async function side(label) {
+  const make = SIDES[label];
+  if (make === undefined) throw new Error(`unknown side ${label} (${Object.keys(SIDES).join(', ')})`);
+  const s = await make();
+  if (s.close) opened.push(s);
+  const { headers } = await load.call({ type: 'prepare', url: s.url, request, expect }, 30_000);
+  return { label, ...s, headers, rows: [] };
+}
+
+async function batch(s, connections, seconds) {
+  const cpu = process.cpuUsage();
+  const backendMs = cpuMsOf(s.backend.pid);
+  const run = await load.call(
+    { type: 'run', url: s.url, headers: s.headers, body: request.body, connections, duration: seconds },
+    seconds * 1000 + 60_000,
+  );
+  const used = process.cpuUsage(cpu);
+  const calls = run.ok;
+  return {
+    forwarderUs: s.direct ? 0 : (used.user + used.system) / calls,
+    backendUs: ((cpuMsOf(s.backend.pid) - backendMs) * 1000) / calls,
+    p50: run.p50,
+    calls,
+  };
+}
+
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+try {
+  const sides = [];
+  for (const label of values.sides.split(',')) sides.push(await side(label));
+  const seconds = Number(values.seconds);
+  const connections = Number(values.connections);
+  for (const s of sides) await batch(s, connections, Number(values.warmup));
+  for (let pair = 0; pair < Number(values.pairs); pair++) {
+    // Each pass starts one side later, so no side always runs first.
+    const order = sides.map((_, i) => sides[(i + pair) % sides.length]);
+    const rows = new Map();
+    for (const s of order) rows.set(s, await batch(s, connections, seconds));
+    for (const s of order) rows.get(s).p50At4 = (await batch(s, 4, seconds)).p50;
+    for (const s of order) {
+      const row = rows.get(s);
+      row.ratio = row.forwarderUs / row.backendUs;
+      s.rows.push(row);
+    }
+    // What each side adds to the p50 of its backend called directly, in the same pass.
+    for (const s of sides) {
+      const direct = sides.find((d) => d.direct && d.backend === s.backend);
+      if (direct !== undefined) s.rows.at(-1).addedP50At4 = s.rows.at(-1).p50At4 - direct.rows.at(-1).p50At4;
+    }
+  }
+  const keys = ['forwarderUs', 'backendUs', 'ratio', 'p50At4', 'addedP50At4', 'calls'];
+  const report = {};
+  for (const s of sides) {
+    report[s.label] = Object.fromEntries(
+      keys
+        .filter((k) => s.rows.every((r) => r[k] !== undefined))
+        .map((k) => {
+          const xs = s.rows.map((r) => r[k]);
+          return [k, [median(xs), Math.min(...xs), Math.max(...xs)]];
+        }),
+    );
+  }
+  console.log(
+    JSON.stringify({ connections, pairs: Number(values.pairs), seconds, report }, (_k, v) =>
+      typeof v === 'number' ? Number(v.toFixed(3)) : v,
+    ),
+  );
+} finally {
+  for (const s of opened) await s.close();
+  await load.close();
+  await snodo.kill();
+  await bare.kill();
+}
