@@ -5,12 +5,14 @@
 // whole work, its listener, core, the client and undici) and the backend child's (/proc) over the
 // same calls, so both sides of a pair see the same machine load; the ratio is the median of
 // per-pair ratios (this / base). What the bench's proxy scenario measures, without its
-// round-to-round drift on a shared machine.
+// round-to-round drift on a shared machine. KB allocated per call (this process's JS heap, from
+// v8.GCProfiler as servers/control.mjs counts it) does not depend on the load.
 //   node bench/src/clients/proxy-ab.mjs --ab PATH [--this PATH] [--pairs 8] [--seconds 2] [--connections 16]
-// prints, per side, the median proxy µs/call, backend µs/call, their ratio, and the p50 at
-// 4 connections (a second batch pair per pair), then the paired ratios.
+// prints, per side, the median proxy µs/call, backend µs/call, their ratio, KB allocated per call,
+// and the p50 at 4 connections (a second batch pair per pair), then the paired ratios.
 import process from 'node:process';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { startServer, Worker } from '../lib/child.mjs';
 import { cpuMsOf } from '../lib/proc.mjs';
@@ -48,17 +50,33 @@ async function side(label, root) {
   return { label, proxy, server, url, headers, rows: [] };
 }
 
+/** Bytes allocated on this process's JS heap while `run` runs (servers/control.mjs's count). */
+async function allocated(run) {
+  const profiler = new v8.GCProfiler();
+  profiler.start();
+  const before = v8.getHeapStatistics().used_heap_size;
+  const value = await run();
+  let bytes = v8.getHeapStatistics().used_heap_size - before;
+  for (const gc of profiler.stop().statistics) {
+    bytes += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+  }
+  return { value, bytes };
+}
+
 async function batch(s, connections, seconds) {
   const cpu = process.cpuUsage();
   const backendMs = cpuMsOf(backend.pid);
-  const run = await load.call(
-    { type: 'run', url: s.url, headers: s.headers, body: request.body, connections, duration: seconds },
-    seconds * 1000 + 60_000,
+  const { value: run, bytes } = await allocated(() =>
+    load.call(
+      { type: 'run', url: s.url, headers: s.headers, body: request.body, connections, duration: seconds },
+      seconds * 1000 + 60_000,
+    ),
   );
   const used = process.cpuUsage(cpu);
   const calls = run.ok;
   return {
     proxyUs: (used.user + used.system) / calls,
+    kb: bytes / 1024 / calls,
     backendUs: ((cpuMsOf(backend.pid) - backendMs) * 1000) / calls,
     p50: run.p50,
     calls,
@@ -89,7 +107,7 @@ try {
       s.rows.push(row);
     }
   }
-  const keys = ['proxyUs', 'backendUs', 'ratio', 'p50At4'];
+  const keys = ['proxyUs', 'backendUs', 'ratio', 'kb', 'p50At4'];
   const report = {};
   for (const s of [base, ours]) {
     report[s.label] = Object.fromEntries(

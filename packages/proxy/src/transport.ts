@@ -89,6 +89,14 @@ export function observedTransport(
       ? { authorizationKey: () => inner.authorizationKey?.() ?? Promise.resolve(undefined) }
       : {}),
   };
+  // The client's marks on its own transports (symbol keys: that a transport takes a LazySignal as a
+  // call's cancellation, so none makes an AbortSignal) hold for this wrapper too: it passes every
+  // send option through unchanged.
+  for (const mark of Object.getOwnPropertySymbols(inner)) {
+    (observed as unknown as Record<symbol, unknown>)[mark] = (inner as unknown as Record<symbol, unknown>)[
+      mark
+    ];
+  }
   // The client's timeout messages quote the stdio server's last non-JSON-RPC output.
   Object.defineProperty(observed, 'lastInvalidOutput', {
     get: () => (inner as { lastInvalidOutput?: string }).lastInvalidOutput,
