@@ -9,6 +9,10 @@
 //   floor-bare      the bare forwarder in front of the bare backend
 //   request-snodo   the same forwarder through undici's `pool.request()` (a body stream) instead of
 //                   `dispatch` with a small handler
+//   listener-snodo  Snodo's listener (this checkout) serving one tool `echo` whose handler sends
+//                   the call with the bare forwarder's undici dispatch and returns the backend's
+//                   result (JSON.parse): a proxy on Snodo's listener with nothing of its own, the
+//                   floor for snodo-proxy's architecture
 //   proxy-snodo     snodo-proxy (createProxy + the HTTP listener of this checkout) in front of the
 //                   Snodo backend
 // Each batch's forwarder CPU per call is this process's (process.cpuUsage), the backend's from /proc
@@ -137,6 +141,67 @@ async function forwarder(target, make) {
   };
 }
 
+/** One POST of `body` to `target` with `dispatch`; resolves with the answer's text. */
+function post(pool, path, headers, body) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    pool.dispatch(
+      { path, method: 'POST', headers, body },
+      {
+        onRequestStart() {},
+        onResponseStart() {},
+        onResponseData(_controller, chunk) {
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          resolve((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8'));
+        },
+        onResponseError(_controller, error) {
+          reject(error);
+        },
+      },
+    );
+  });
+}
+
+/** Snodo's listener with one tool `echo` that forwards its call with undici and returns the result. */
+async function listenerForwarder(target) {
+  const { createServer } = await import('@snodo/core');
+  const { listen } = await import('@snodo/transport-http');
+  const url = new URL(target);
+  const pool = new Pool(url.origin, {
+    connections: 16,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    autoSelectFamily: true,
+  });
+  const headers = Object.entries(request.headers).flat();
+  const { _meta } = JSON.parse(request.body).params;
+  let id = 0;
+  const echoTool = {
+    name: 'echo',
+    inputSchema: { type: 'object' },
+    handler: async (args) => {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: args, _meta },
+      });
+      return JSON.parse(await post(pool, url.pathname, headers, body)).result;
+    },
+  };
+  const runtime = createServer({ name: 'floor', version: '0', tools: [echoTool] });
+  const server = await listen({ runtime, host: '127.0.0.1', port: 0, path: '/mcp' });
+  return {
+    url: server.url(),
+    close: async () => {
+      await server.close();
+      await pool.close();
+    },
+  };
+}
+
 /** snodo-proxy of this checkout in front of `target`, on its own port in this process. */
 async function snodoProxy(target) {
   const { createProxy } = await import('@snodo/proxy');
@@ -163,6 +228,7 @@ const SIDES = {
   'floor-snodo': async () => ({ ...(await forwarder(snodo.url, dispatchForwarder)), backend: snodo }),
   'floor-bare': async () => ({ ...(await forwarder(bare.url, dispatchForwarder)), backend: bare }),
   'request-snodo': async () => ({ ...(await forwarder(snodo.url, requestForwarder)), backend: snodo }),
+  'listener-snodo': async () => ({ ...(await listenerForwarder(snodo.url)), backend: snodo }),
   'proxy-snodo': async () => ({ ...(await snodoProxy(snodo.url)), backend: snodo }),
 };
 
