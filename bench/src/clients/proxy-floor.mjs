@@ -38,7 +38,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     sides: {
       type: 'string',
-      default: 'direct-snodo,direct-bare,floor-snodo,floor-bare,request-snodo,proxy-snodo',
+      default: 'direct-snodo,direct-bare,floor-snodo,floor-bare,request-snodo,listener-snodo,proxy-snodo',
     },
   },
 });
