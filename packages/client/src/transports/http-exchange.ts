@@ -94,70 +94,12 @@ function isEventStream(statusCode: number, headers: Headers): boolean {
 export function exchange(dispatcher: Dispatcher, options: ExchangeOptions, max: number): Promise<Answer> {
   const { signal } = options;
   return new Promise<Answer>((resolve, reject) => {
-    let controller: Dispatcher.DispatchController | undefined;
-    let reason: Error | undefined;
-    let settled = false;
-    let answer: { statusCode: number; headers: Headers; body: Collected } | undefined;
-    let stream: Readable | undefined;
-    let ended = false;
-
-    const abort = (error: Error) => {
-      if (reason === undefined) reason = error;
-      controller?.abort(error);
-    };
-    const onAbort = () => abort(signal.reason ?? new Error('the request was aborted'));
-    const finish = () => signal.removeEventListener('abort', onAbort);
     if (signal.aborted) {
       reject(signal.reason);
       return;
     }
-    signal.addEventListener('abort', onAbort, { once: true });
-
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(started) {
-        controller = started;
-        if (reason !== undefined) started.abort(reason);
-      },
-      onResponseStart(started, statusCode, headers) {
-        // 1xx informational answers come before the real one.
-        if (statusCode < 200) return;
-        const typed = headers as Headers;
-        if (!isEventStream(statusCode, typed)) {
-          answer = { statusCode, headers: typed, body: new Collected(max) };
-          return;
-        }
-        stream = new Readable({
-          read: () => started.resume(),
-          destroy: (error, callback) => {
-            if (!ended) abort(error ?? new Error('the response stream was closed'));
-            callback(error);
-          },
-        });
-        settled = true;
-        resolve({ statusCode, headers: typed, body: stream as unknown as Body });
-      },
-      onResponseData(started, chunk) {
-        if (answer) {
-          if (!answer.body.push(chunk)) abort(new RangeError(`the response body exceeds ${max} bytes`));
-        } else if (stream && !stream.push(chunk)) started.pause();
-      },
-      onResponseEnd() {
-        ended = true;
-        finish();
-        if (answer) {
-          answer.body.end();
-          settled = true;
-          resolve(answer);
-        } else stream?.push(null);
-      },
-      onResponseError(_started, error) {
-        ended = true;
-        finish();
-        const failure = reason ?? error;
-        if (!settled) reject(failure);
-        else stream?.destroy(failure);
-      },
-    };
+    const handler = new ExchangeHandler(signal, max, resolve, reject);
+    signal.addEventListener('abort', handler, { once: true });
     dispatcher.dispatch(
       {
         path: options.path,
@@ -168,4 +110,87 @@ export function exchange(dispatcher: Dispatcher, options: ExchangeOptions, max: 
       handler,
     );
   });
+}
+
+/**
+ * One request's undici handler, and its abort listener (`handleEvent`): one object per request
+ * instead of a closure per callback.
+ */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  #controller: Dispatcher.DispatchController | undefined = undefined;
+  #reason: Error | undefined = undefined;
+  #settled = false;
+  #answer: { statusCode: number; headers: Headers; body: Collected } | undefined = undefined;
+  #stream: Readable | undefined = undefined;
+  #ended = false;
+
+  constructor(
+    readonly signal: AbortSignal,
+    readonly max: number,
+    readonly resolve: (answer: Answer) => void,
+    readonly reject: (error: unknown) => void,
+  ) {}
+
+  #abort(error: Error): void {
+    if (this.#reason === undefined) this.#reason = error;
+    this.#controller?.abort(error);
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    this.#abort((this.signal.reason as Error | undefined) ?? new Error('the request was aborted'));
+  }
+
+  #finish(): void {
+    this.#ended = true;
+    this.signal.removeEventListener('abort', this);
+  }
+
+  onRequestStart(started: Dispatcher.DispatchController): void {
+    this.#controller = started;
+    if (this.#reason !== undefined) started.abort(this.#reason);
+  }
+
+  onResponseStart(started: Dispatcher.DispatchController, statusCode: number, headers: Headers): void {
+    // 1xx informational answers come before the real one.
+    if (statusCode < 200) return;
+    if (!isEventStream(statusCode, headers)) {
+      this.#answer = { statusCode, headers, body: new Collected(this.max) };
+      return;
+    }
+    this.#stream = new Readable({
+      read: () => started.resume(),
+      destroy: (error, callback) => {
+        if (!this.#ended) this.#abort(error ?? new Error('the response stream was closed'));
+        callback(error);
+      },
+    });
+    this.#settled = true;
+    this.resolve({ statusCode, headers, body: this.#stream as unknown as Body });
+  }
+
+  onResponseData(started: Dispatcher.DispatchController, chunk: Buffer): void {
+    const answer = this.#answer;
+    if (answer) {
+      if (!answer.body.push(chunk))
+        this.#abort(new RangeError(`the response body exceeds ${this.max} bytes`));
+    } else if (this.#stream && !this.#stream.push(chunk)) started.pause();
+  }
+
+  onResponseEnd(): void {
+    this.#finish();
+    const answer = this.#answer;
+    if (answer) {
+      answer.body.end();
+      this.#settled = true;
+      this.resolve(answer);
+    } else this.#stream?.push(null);
+  }
+
+  onResponseError(_started: Dispatcher.DispatchController, error: Error): void {
+    this.#finish();
+    const failure = this.#reason ?? error;
+    if (!this.#settled) this.reject(failure);
+    else this.#stream?.destroy(failure);
+  }
 }

@@ -142,7 +142,9 @@ export class HttpTransport implements ClientTransport {
       const key = method === undefined ? undefined : NAMED[method];
       const name = key === undefined ? undefined : params?.[key];
       if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
-      for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+      const own = options.headers;
+      if (own !== undefined)
+        for (const [name, value] of Object.entries(own)) headers[name.toLowerCase()] = value;
     } else {
       if (this.#sessionId !== undefined) headers['mcp-session-id'] = this.#sessionId;
       // 2025-03-26 defines no version header; later revisions send the negotiated one.
@@ -153,24 +155,22 @@ export class HttpTransport implements ClientTransport {
   }
 
   /** The call's own cancellation: aborted by the caller's signal or by close(); no AbortSignal is made for it. */
-  #track(signal: AbortSignalLike): { controller: LazySignal; done(): void } {
-    const controller = new LazySignal();
-    const onAbort = () => controller.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+  #track(signal: AbortSignalLike): Tracked {
+    const controller = new Tracked(signal);
+    if (signal.aborted) controller.handleEvent();
+    else signal.addEventListener('abort', controller, { once: true });
     this.#inflight.add(controller);
-    return {
-      controller,
-      done: () => {
-        signal.removeEventListener('abort', onAbort);
-        this.#inflight.delete(controller);
-      },
-    };
+    return controller;
+  }
+
+  #untrack(controller: Tracked): void {
+    controller.caller.removeEventListener('abort', controller);
+    this.#inflight.delete(controller);
   }
 
   async request(request: JsonRpcRequest, options: OwnSendOptions): Promise<JsonRpcResponse> {
     this.#check();
-    const { controller, done } = this.#track(options.signal);
+    const controller = this.#track(options.signal);
     const legacy = options.protocolVersion !== MODERN;
     try {
       const { headers, response } = await this.#authorized(controller, async () => {
@@ -218,7 +218,7 @@ export class HttpTransport implements ClientTransport {
     } catch (error) {
       throw this.#failure(error, controller, request, options, legacy);
     } finally {
-      done();
+      this.#untrack(controller);
     }
   }
 
@@ -399,7 +399,7 @@ export class HttpTransport implements ClientTransport {
   ): Promise<number> {
     this.#check();
     const method = 'method' in message ? message.method : undefined;
-    const { controller, done } = this.#track(options.signal);
+    const controller = this.#track(options.signal);
     try {
       const params = 'method' in message ? message.params : undefined;
       const { response } = await this.#authorized(controller, async () => {
@@ -434,7 +434,7 @@ export class HttpTransport implements ClientTransport {
       if (SnodoError.is(error)) throw error;
       throw networkError(error, `${what} to ${this.#url.origin}`);
     } finally {
-      done();
+      this.#untrack(controller);
     }
   }
 
@@ -515,6 +515,17 @@ export class HttpTransport implements ClientTransport {
     this.#closed = true;
     await this.#pool.destroy();
     this.#sink?.closed(undefined);
+  }
+}
+
+/** A call's cancellation, aborted when the caller's signal aborts (it is its own abort listener: no closures). */
+class Tracked extends LazySignal {
+  constructor(readonly caller: AbortSignalLike) {
+    super();
+  }
+
+  handleEvent(): void {
+    this.abort(this.caller.reason);
   }
 }
 
