@@ -9,8 +9,8 @@
 //   node bench/src/clients/client-ab.mjs --ab PATH [--this PATH] [--pairs 40] [--calls 1000] [--inflight 16] [--bare]
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
 import { Pool } from 'undici';
+import { allocated } from '../lib/allocated.mjs';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { startServer } from '../lib/child.mjs';
 import { echo } from '../lib/requests.mjs';
@@ -72,18 +72,11 @@ async function batch(s, calls, inflight) {
   const worker = async () => {
     while (next++ < calls) await s.call();
   };
-  // Bytes allocated on the JS heap (as bench/src/servers/control.mjs counts them): load-proof.
-  const profiler = new v8.GCProfiler();
-  profiler.start();
-  const heapBefore = v8.getHeapStatistics().used_heap_size;
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: inflight }, worker));
+  // Bytes allocated on the JS heap: load-proof.
+  const { bytes } = await allocated(() => Promise.all(Array.from({ length: inflight }, worker)));
   const used = process.cpuUsage(cpu);
-  let bytes = v8.getHeapStatistics().used_heap_size - heapBefore;
-  for (const gc of profiler.stop().statistics) {
-    bytes += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-  }
   return {
     kb: bytes / 1024 / calls,
     us: (used.user + used.system) / calls,

@@ -12,7 +12,7 @@
 // and the p50 at 4 connections (a second batch pair per pair), then the paired ratios.
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
+import { allocated } from '../lib/allocated.mjs';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { startServer, Worker } from '../lib/child.mjs';
 import { cpuMsOf } from '../lib/proc.mjs';
@@ -48,19 +48,6 @@ async function side(label, root) {
   const url = server.url();
   const { headers } = await load.call({ type: 'prepare', url, request, expect }, 30_000);
   return { label, proxy, server, url, headers, rows: [] };
-}
-
-/** Bytes allocated on this process's JS heap while `run` runs (servers/control.mjs's count). */
-async function allocated(run) {
-  const profiler = new v8.GCProfiler();
-  profiler.start();
-  const before = v8.getHeapStatistics().used_heap_size;
-  const value = await run();
-  let bytes = v8.getHeapStatistics().used_heap_size - before;
-  for (const gc of profiler.stop().statistics) {
-    bytes += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-  }
-  return { value, bytes };
 }
 
 async function batch(s, connections, seconds) {

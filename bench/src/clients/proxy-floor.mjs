@@ -16,7 +16,8 @@
 //   proxy-snodo     snodo-proxy (createProxy + the HTTP listener of this checkout) in front of the
 //                   Snodo backend
 // Each batch's forwarder CPU per call is this process's (process.cpuUsage), the backend's from /proc
-// over the same calls. Per side: medians (min–max over the pairs) of forwarder µs/call, backend
+// over the same calls; the forwarder's KB allocated per call (lib/allocated.mjs) does not depend
+// on the load. Per side: medians (min–max over the pairs) of forwarder µs/call, backend
 // µs/call, forwarder / backend, and the p50 at 4 connections (a second batch), with what it adds
 // to the direct p50 of its backend.
 //   node bench/src/clients/proxy-floor.mjs [--pairs 6] [--seconds 2] [--warmup 6] [--connections 32]
@@ -25,6 +26,7 @@ import { createServer } from 'node:http';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { allocated } from '../lib/allocated.mjs';
 import { startServer, Worker } from '../lib/child.mjs';
 import { cpuMsOf } from '../lib/proc.mjs';
 import { echo } from '../lib/requests.mjs';
@@ -244,14 +246,17 @@ async function side(label) {
 async function batch(s, connections, seconds) {
   const cpu = process.cpuUsage();
   const backendMs = cpuMsOf(s.backend.pid);
-  const run = await load.call(
-    { type: 'run', url: s.url, headers: s.headers, body: request.body, connections, duration: seconds },
-    seconds * 1000 + 60_000,
+  const { value: run, bytes } = await allocated(() =>
+    load.call(
+      { type: 'run', url: s.url, headers: s.headers, body: request.body, connections, duration: seconds },
+      seconds * 1000 + 60_000,
+    ),
   );
   const used = process.cpuUsage(cpu);
   const calls = run.ok;
   return {
     forwarderUs: s.direct ? 0 : (used.user + used.system) / calls,
+    forwarderKb: s.direct ? 0 : bytes / 1024 / calls,
     backendUs: ((cpuMsOf(s.backend.pid) - backendMs) * 1000) / calls,
     p50: run.p50,
     calls,
@@ -287,7 +292,7 @@ try {
       if (direct !== undefined) s.rows.at(-1).addedP50At4 = s.rows.at(-1).p50At4 - direct.rows.at(-1).p50At4;
     }
   }
-  const keys = ['forwarderUs', 'backendUs', 'ratio', 'p50At4', 'addedP50At4', 'calls'];
+  const keys = ['forwarderUs', 'backendUs', 'ratio', 'forwarderKb', 'p50At4', 'addedP50At4', 'calls'];
   const report = {};
   for (const s of sides) {
     report[s.label] = Object.fromEntries(
