@@ -15,6 +15,7 @@ import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { startServer } from '../lib/child.mjs';
 import { echo } from '../lib/requests.mjs';
 import { serverSpec } from '../lib/servers.mjs';
+import { median } from '../lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -83,12 +84,6 @@ async function batch(s, calls, inflight) {
     wallUs: Number(process.hrtime.bigint() - started) / 1000 / calls,
   };
 }
-
-const median = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 try {
   const base = await side('base', values.ab);

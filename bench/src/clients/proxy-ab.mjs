@@ -10,14 +10,13 @@
 //   node bench/src/clients/proxy-ab.mjs --ab PATH [--this PATH] [--pairs 8] [--seconds 2] [--connections 16]
 // prints, per side, the median proxy µs/call, backend µs/call, their ratio, KB allocated per call,
 // and the p50 at 4 connections (a second batch pair per pair), then the paired ratios.
-import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { allocated } from '../lib/allocated.mjs';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { startServer, Worker } from '../lib/child.mjs';
-import { cpuMsOf } from '../lib/proc.mjs';
+import { servedBatch } from '../lib/proxy.mjs';
 import { echo } from '../lib/requests.mjs';
 import { serverSpec } from '../lib/servers.mjs';
+import { median } from '../lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -51,30 +50,16 @@ async function side(label, root) {
 }
 
 async function batch(s, connections, seconds) {
-  const cpu = process.cpuUsage();
-  const backendMs = cpuMsOf(backend.pid);
-  const { value: run, bytes } = await allocated(() =>
-    load.call(
-      { type: 'run', url: s.url, headers: s.headers, body: request.body, connections, duration: seconds },
-      seconds * 1000 + 60_000,
-    ),
-  );
-  const used = process.cpuUsage(cpu);
-  const calls = run.ok;
-  return {
-    proxyUs: (used.user + used.system) / calls,
-    kb: bytes / 1024 / calls,
-    backendUs: ((cpuMsOf(backend.pid) - backendMs) * 1000) / calls,
-    p50: run.p50,
-    calls,
-  };
+  const { us, ...rest } = await servedBatch(load, {
+    url: s.url,
+    headers: s.headers,
+    body: request.body,
+    backendPid: backend.pid,
+    connections,
+    seconds,
+  });
+  return { proxyUs: us, ...rest };
 }
-
-const median = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 try {
   const base = await side('base', values.ab);

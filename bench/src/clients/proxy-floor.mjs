@@ -16,21 +16,20 @@
 //   proxy-snodo     snodo-proxy (createProxy + the HTTP listener of this checkout) in front of the
 //                   Snodo backend
 // Each batch's forwarder CPU per call is this process's (process.cpuUsage), the backend's from /proc
-// over the same calls; the forwarder's KB allocated per call (lib/allocated.mjs) does not depend
-// on the load. Per side: medians (min–max over the pairs) of forwarder µs/call, backend
+// over the same calls (lib/proxy.mjs `servedBatch`); the forwarder's KB allocated per call does not
+// depend on the load. Per side: medians (min–max over the pairs) of forwarder µs/call, backend
 // µs/call, forwarder / backend, and the p50 at 4 connections (a second batch), with what it adds
 // to the direct p50 of its backend.
 //   node bench/src/clients/proxy-floor.mjs [--pairs 6] [--seconds 2] [--warmup 6] [--connections 32]
 //     [--sides direct-snodo,floor-snodo,...]   (after `pnpm build`)
 import { createServer } from 'node:http';
-import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { allocated } from '../lib/allocated.mjs';
 import { startServer, Worker } from '../lib/child.mjs';
-import { cpuMsOf } from '../lib/proc.mjs';
+import { servedBatch } from '../lib/proxy.mjs';
 import { echo } from '../lib/requests.mjs';
 import { serverSpec } from '../lib/servers.mjs';
+import { median } from '../lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -123,15 +122,15 @@ function requestForwarder(pool, path) {
     });
 }
 
+/** An undici pool to `url`'s origin with snodo-proxy's settings for an HTTP backend. */
+function proxyPool(url) {
+  return new Pool(url.origin, { connections: 16, headersTimeout: 0, bodyTimeout: 0, autoSelectFamily: true });
+}
+
 /** A bare forwarder to `target` on its own port; resolves to its URL and a close(). */
 async function forwarder(target, make) {
   const url = new URL(target);
-  const pool = new Pool(url.origin, {
-    connections: 16,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    autoSelectFamily: true,
-  });
+  const pool = proxyPool(url);
   const server = createServer(make(pool, url.pathname));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -171,12 +170,7 @@ async function listenerForwarder(target) {
   const { createServer } = await import('@snodo/core');
   const { listen } = await import('@snodo/transport-http');
   const url = new URL(target);
-  const pool = new Pool(url.origin, {
-    connections: 16,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    autoSelectFamily: true,
-  });
+  const pool = proxyPool(url);
   const headers = Object.entries(request.headers).flat();
   const { _meta } = JSON.parse(request.body).params;
   let id = 0;
@@ -244,30 +238,16 @@ async function side(label) {
 }
 
 async function batch(s, connections, seconds) {
-  const cpu = process.cpuUsage();
-  const backendMs = cpuMsOf(s.backend.pid);
-  const { value: run, bytes } = await allocated(() =>
-    load.call(
-      { type: 'run', url: s.url, headers: s.headers, body: request.body, connections, duration: seconds },
-      seconds * 1000 + 60_000,
-    ),
-  );
-  const used = process.cpuUsage(cpu);
-  const calls = run.ok;
-  return {
-    forwarderUs: s.direct ? 0 : (used.user + used.system) / calls,
-    forwarderKb: s.direct ? 0 : bytes / 1024 / calls,
-    backendUs: ((cpuMsOf(s.backend.pid) - backendMs) * 1000) / calls,
-    p50: run.p50,
-    calls,
-  };
+  const { us, kb, ...rest } = await servedBatch(load, {
+    url: s.url,
+    headers: s.headers,
+    body: request.body,
+    backendPid: s.backend.pid,
+    connections,
+    seconds,
+  });
+  return { forwarderUs: s.direct ? 0 : us, forwarderKb: s.direct ? 0 : kb, ...rest };
 }
-
-const median = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 try {
   const sides = [];

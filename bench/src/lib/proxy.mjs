@@ -6,8 +6,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import process from 'node:process';
+import { allocated } from './allocated.mjs';
 import { startServer } from './child.mjs';
 import { loadRound } from './http-round.mjs';
+import { cpuMsOf } from './proc.mjs';
 import { echo } from './requests.mjs';
 import { serverSpec } from './servers.mjs';
 
@@ -51,4 +54,26 @@ export function proxiedRun(ctx, proxy, backend, load) {
     observe: backend,
     ...load,
   });
+}
+
+/**
+ * One batch of load from the autocannon worker `load` against a forwarder this process serves at
+ * `url`: this process's CPU µs and JS-heap KB allocated per call, the backend child's CPU µs per
+ * call over the same calls (`/proc`), and the p50 (the in-process A/B clients: proxy-ab, proxy-floor).
+ */
+export async function servedBatch(load, { url, headers, body, backendPid, connections, seconds }) {
+  const cpu = process.cpuUsage();
+  const backendMs = cpuMsOf(backendPid);
+  const { value: run, bytes } = await allocated(() =>
+    load.call({ type: 'run', url, headers, body, connections, duration: seconds }, seconds * 1000 + 60_000),
+  );
+  const used = process.cpuUsage(cpu);
+  const calls = run.ok;
+  return {
+    us: (used.user + used.system) / calls,
+    kb: bytes / 1024 / calls,
+    backendUs: ((cpuMsOf(backendPid) - backendMs) * 1000) / calls,
+    p50: run.p50,
+    calls,
+  };
 }
