@@ -12,7 +12,14 @@ import {
   SnodoError,
   type SubscriptionFilter,
 } from '@snodo/core';
-import { isObserved, LazySignal, loadedOtel, loadOtel } from '@snodo/core/internal';
+import {
+  type DeadlineItem,
+  DeadlineList,
+  isObserved,
+  LazySignal,
+  loadedOtel,
+  loadOtel,
+} from '@snodo/core/internal';
 import { ResultCache } from './cache.js';
 import { DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_CACHE_ENTRIES } from './defaults.js';
 import { clientError, TimeoutError, TransportError } from './errors.js';
@@ -51,6 +58,33 @@ const LIST_CHANGED: Record<string, readonly string[]> = {
   'notifications/resources/list_changed': ['resources/list', 'resources/templates/list'],
 };
 
+/**
+ * A call's cancellation, with its place in the client's deadline list of its timeout (core's
+ * `DeadlineList`: one timer per distinct timeout, not one per call). Its AbortSignal is made only
+ * for a transport that needs a real one.
+ */
+class CallCancel extends LazySignal implements DeadlineItem {
+  deadlineAt = 0;
+  deadlinePrev: DeadlineItem | undefined = undefined;
+  deadlineNext: DeadlineItem | undefined = undefined;
+  deadlineList: DeadlineList | undefined = undefined;
+
+  constructor(
+    readonly method: string,
+    readonly timeout: number,
+    readonly hint: () => string,
+  ) {
+    super();
+  }
+}
+
+function onCallDeadline(item: DeadlineItem): void {
+  const call = item as CallCancel;
+  call.abort(
+    new TimeoutError(`${call.method} did not complete within ${call.timeout} ms${call.hint()}`, call.timeout),
+  );
+}
+
 /** Options of the internal send path. */
 export interface SendOptions extends CallOptions {
   version?: ProtocolVersion | undefined;
@@ -85,6 +119,11 @@ export class Client {
   #negotiated: Negotiated | undefined;
   #closed: Promise<void> | undefined;
   #failure: Error | undefined;
+
+  /** One deadline list per call timeout in use; a list leaves the map when it fires empty. */
+  readonly #deadlines = new Map<number, DeadlineList>();
+  /** What a timeout's message adds: a stdio server's last non-JSON-RPC output. */
+  readonly #hint = (): string => (this.#transport.kind === 'stdio' ? stdioHint(this.#transport) : '');
 
   /** The transport is one of Snodo's own: a call's cancellation goes to it as a LazySignal. */
   readonly #takesSignalLike: boolean;
@@ -153,6 +192,15 @@ export class Client {
     return this.#transport;
   }
 
+  #deadlineList(timeout: number): DeadlineList {
+    let list = this.#deadlines.get(timeout);
+    if (list === undefined) {
+      list = new DeadlineList(timeout, onCallDeadline, () => this.#deadlines.delete(timeout));
+      this.#deadlines.set(timeout, list);
+    }
+    return list;
+  }
+
   #state(): Negotiated {
     if (!this.#negotiated) throw clientError('SNODO_ERR_NEGOTIATION', 'the client is not connected yet');
     return this.#negotiated;
@@ -205,15 +253,9 @@ export class Client {
     const request: JsonRpcRequest =
       full === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: full };
     const timeout = options.timeout ?? this.#settings.timeout ?? DEFAULT_CALL_TIMEOUT;
-    // The call's cancellation: its AbortSignal is made only for a transport that needs a real one.
-    const cancel = new LazySignal();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    if (timeout > 0 && Number.isFinite(timeout)) {
-      timer = setTimeout(() => {
-        const hint = this.#transport.kind === 'stdio' ? stdioHint(this.#transport) : '';
-        cancel.abort(new TimeoutError(`${method} did not complete within ${timeout} ms${hint}`, timeout));
-      }, timeout);
-    }
+    const cancel = new CallCancel(method, timeout, this.#hint);
+    const deadlines = timeout > 0 && Number.isFinite(timeout) ? this.#deadlineList(timeout) : undefined;
+    deadlines?.add(cancel);
     const userSignal = options.signal;
     const onAbort = () =>
       cancel.abort(
@@ -240,7 +282,7 @@ export class Client {
       trace?.end({ error: failure });
       throw failure;
     } finally {
-      if (timer !== undefined) clearTimeout(timer);
+      deadlines?.remove(cancel);
       userSignal?.removeEventListener('abort', onAbort);
       if (token !== undefined) this.#progress.delete(token);
     }

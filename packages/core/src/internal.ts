@@ -10,6 +10,7 @@ export { Connection, type ConnectionOptions, type ConnectionOutput } from './eng
 export { branded, isBranded } from './errors/brand.js';
 export { errorFromRow, rowMessage } from './errors/define.js';
 export { coreError, optionError, statusFor } from './errors/table.js';
+export { type DeadlineItem, DeadlineList } from './executor/deadlines.js';
 export { LazySignal } from './executor/lazy-signal.js';
 export { checkBearer } from './http/bearer.js';
 export { HTTP_OPTION_NAMES, HTTP_OPTIONS, withAuth } from './http/config.js';
