@@ -134,6 +134,7 @@ describe('the runtime exports of each package', () => {
         "ATTR",
         "COMMON_RULES",
         "Connection",
+        "DeadlineList",
         "HTTP_OPTIONS",
         "HTTP_OPTION_NAMES",
         "LazySignal",
