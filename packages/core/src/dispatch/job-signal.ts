@@ -15,7 +15,8 @@ type WithJob = { [kJob]: SignalSource };
  */
 const JOB_SIGNAL: PropertyDescriptor = {
   get(this: WithJob) {
-    return this[kJob].signal;
+    // undefined only on a `contextForJob` context read before it got its job.
+    return this[kJob]?.signal;
   },
   enumerable: true,
   configurable: true,
@@ -41,8 +42,20 @@ const JOB_CONTEXT: object = Object.defineProperty({}, 'signal', JOB_SIGNAL);
  * context handed to a handler, who may copy it, is made with `withJobSignal`.
  */
 export function jobContext(job: SignalSource): { readonly signal: AbortSignal } {
-  const context = Object.create(JOB_CONTEXT) as WithJob & { readonly signal: AbortSignal };
-  context[kJob] = job;
+  return withJob(contextForJob(), job) as { readonly signal: AbortSignal };
+}
+
+/**
+ * `jobContext` for a context filled before its request is admitted (HTTP's): `withJob` gives it
+ * its job when the job starts; its `signal` reads undefined until then.
+ */
+export function contextForJob(): { signal?: AbortSignal } {
+  return Object.create(JOB_CONTEXT) as { signal?: AbortSignal };
+}
+
+/** Gives a `contextForJob` context its job; returns it. */
+export function withJob<T extends { signal?: AbortSignal }>(context: T, job: SignalSource): T {
+  (context as T & WithJob)[kJob] = job;
   return context;
 }
 

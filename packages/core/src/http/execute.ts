@@ -1,4 +1,5 @@
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
+import { contextForJob } from '../dispatch/job-signal.js';
 import type { OpenedSubscription } from '../dispatch/outcome.js';
 import { dispatchBatch } from '../engine/batch.js';
 import { type RefusalReason, refusalReason, refusalWireError } from '../engine/refusal.js';
@@ -80,7 +81,7 @@ function baseContext(
   request: HttpRequest,
   work: { session?: SessionRef | undefined; headerVersion?: string | undefined },
 ): DispatchContext {
-  const context: DispatchContext = {};
+  const context: DispatchContext = contextForJob();
   if (work.session) {
     context.session = work.session.session;
     context.connectionId = work.session.id;

@@ -1,5 +1,5 @@
 import { type DispatchContext, dispatch } from '../dispatch/dispatch.js';
-import { withJobSignal } from '../dispatch/job-signal.js';
+import { withJob } from '../dispatch/job-signal.js';
 import type { Outcome } from '../dispatch/outcome.js';
 import type { Session } from '../dispatch/session.js';
 import { MessageStream } from '../dispatch/stream.js';
@@ -60,8 +60,8 @@ export class HttpRun implements RunnableRequest<JobSignal> {
   }
 
   dispatch(job: JobSignal): Promise<Outcome> {
-    // The context is this request's own: no copy. Its signal is made only if something reads it.
-    return dispatch(this.runtime, this.message, withJobSignal(this.context, job));
+    // The context is this request's own (`contextForJob`): no copy. Its signal is made only if something reads it.
+    return dispatch(this.runtime, this.message, withJob(this.context, job));
   }
 
   adopt(outcome: Outcome): void | Promise<void> {
