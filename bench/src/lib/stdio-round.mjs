@@ -1,6 +1,9 @@
-// One stdio round: a fresh server child on real pipes, one checked call, then `calls` echo calls
-// written back to back (pipelined: the writer waits only when the pipe is full) while responses
-// are read and checked by id. Calls per second run from the first write to the last response.
+// One stdio round: a fresh server child on real pipes, one checked call, then two batches of echo
+// calls written back to back (pipelined: the writer waits only when the pipe is full) while
+// responses are read and checked by id. The first batch (`warmupCalls`) is the server's first
+// contact with the load, JIT warm-up included: its rate is reported as `coldCallsPerSecond`. The
+// second (`calls`) is timed as the HTTP scenarios time theirs, after a discarded warm-up:
+// calls per second from its first write to its last response, server CPU and bytes over it.
 
 import { startServer } from './child.mjs';
 import { stdioEcho } from './requests.mjs';
@@ -12,6 +15,7 @@ export async function stdioRound({
   server,
   dialect,
   calls,
+  warmupCalls = calls,
   timeout = 60_000,
   execArgv = [],
   graceful = false,
@@ -28,44 +32,52 @@ export async function stdioRound({
     if (problem !== undefined)
       throw new Error(`${server}: ${problem}: ${JSON.stringify(first).slice(0, 300)}`);
 
+    const batch = async (firstId, count) => {
+      const started = performance.now();
+      const seen = new Uint8Array(count);
+      let answered = 0;
+      let failures = 0;
+      let firstFailure;
+      const done = (async () => {
+        while (answered < count) {
+          const message = await reader.next(timeout);
+          const id = message?.id;
+          const slot = id - firstId;
+          if (!Number.isInteger(id) || slot < 0 || slot >= count || seen[slot] === 1) continue;
+          seen[slot] = 1;
+          answered++;
+          const failure = checkEcho(message, id);
+          if (failure !== undefined) {
+            failures++;
+            firstFailure ??= JSON.stringify(message).slice(0, 200);
+          }
+        }
+      })();
+      for (let id = firstId; id < firstId + count; id++) {
+        if (!stdin.write(stdioEcho(dialect, id, TEXT)))
+          await new Promise((resolve) => stdin.once('drain', resolve));
+      }
+      await done;
+      const elapsedMs = performance.now() - started;
+      if (failures > 0) console.error(`  ${server}: ${failures} calls failed, first: ${firstFailure}`);
+      return { elapsedMs, failures, callsPerSecond: ((count - failures) * 1000) / elapsedMs };
+    };
+
+    const cold = warmupCalls > 0 ? await batch(1, warmupCalls) : undefined;
     await child.allocation('start');
     const cpuBefore = child.cpuMs();
-    const started = performance.now();
-    const seen = new Uint8Array(calls + 1);
-    let answered = 0;
-    let failures = 0;
-    let firstFailure;
-    const done = (async () => {
-      while (answered < calls) {
-        const message = await reader.next(timeout);
-        const id = message?.id;
-        if (!Number.isInteger(id) || id < 1 || id > calls || seen[id] === 1) continue;
-        seen[id] = 1;
-        answered++;
-        const failure = checkEcho(message, id);
-        if (failure !== undefined) {
-          failures++;
-          firstFailure ??= JSON.stringify(message).slice(0, 200);
-        }
-      }
-    })();
-    for (let id = 1; id <= calls; id++) {
-      if (!stdin.write(stdioEcho(dialect, id, TEXT)))
-        await new Promise((resolve) => stdin.once('drain', resolve));
-    }
-    await done;
-    const elapsedMs = performance.now() - started;
+    const warm = await batch(warmupCalls + 1, calls);
     const cpuMs = child.cpuMs() - cpuBefore;
     const allocated = await child.allocation('stop');
     const memory = child.memory();
-    if (failures > 0) console.error(`  ${server}: ${failures} calls failed, first: ${firstFailure}`);
     return {
-      callsPerSecond: ((calls - failures) * 1000) / elapsedMs,
-      elapsedMs,
+      callsPerSecond: warm.callsPerSecond,
+      coldCallsPerSecond: cold?.callsPerSecond,
+      elapsedMs: warm.elapsedMs,
       peakRssMb: memory.peakRss / 2 ** 20,
       cpuUsPerCall: (cpuMs * 1000) / calls,
       allocKbPerCall: allocated === undefined ? undefined : allocated.bytes / calls / 1024,
-      failures,
+      failures: warm.failures + (cold?.failures ?? 0),
     };
   } finally {
     stdin.end();
