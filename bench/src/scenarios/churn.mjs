@@ -16,7 +16,7 @@ const RSS_CAP = 2 * 2 ** 30;
 const MB = 2 ** 20;
 const NEW_SPACE_FULL = 30 * MB;
 const WARMUP_BATCH = 500;
-const WARMUP_MAX = 5_000;
+const WARMUP_MAX = 15_000;
 
 const ROWS = [
   { id: 'snodo', label: 'Snodo listener, 2025-06-18 sessions', role: 'ours', server: 'snodo' },
