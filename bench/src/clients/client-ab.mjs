@@ -15,7 +15,7 @@ import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { startServer } from '../lib/child.mjs';
 import { echo } from '../lib/requests.mjs';
 import { serverSpec } from '../lib/servers.mjs';
-import { median } from '../lib/stats.mjs';
+import { spread } from '../lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -98,8 +98,10 @@ try {
     for (const s of order) s.rows.push(await batch(s, calls, inflight));
   }
   const ratios = ours.rows.map((r, i) => r.us / base.rows[i].us);
-  const fmt = (xs) =>
-    `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
+  const fmt = (xs) => {
+    const [mid, low, high] = spread(xs);
+    return `${mid.toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})`;
+  };
   console.log(
     JSON.stringify({
       baseUsPerCall: fmt(base.rows.map((r) => r.us)),

@@ -19,7 +19,7 @@
 //               output (a Unix socket, read in this process): line framing, the connection engine, the
 //               executor, encoding, the writer and node's native write path; figures per line
 // prints { usPerCall, allocKbPerCall, calls } as JSON: CPU time (process.cpuUsage) and bytes
-// allocated on the JS heap (v8.GCProfiler: used after − used before + what each GC freed) over
+// allocated on the JS heap (lib/allocated.mjs: used after − used before + what each GC freed) over
 // the timed calls, after a warm-up of the same calls.
 //   --ab PATH   an A/B in one process: the same path from the checkout at PATH (the base) and from
 //               this one, loaded side by side and timed in alternating batches, so that both see
@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { PassThrough } from 'node:stream';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
+import { countAllocation } from '../lib/allocated.mjs';
 import { importSnodo, resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { echo, initialize, initialized, stdioEcho } from '../lib/requests.mjs';
 
@@ -225,17 +225,12 @@ let sockets = 0;
 
 /** CPU µs and KB allocated per line over `n` lines (`call` handles `lines` of them). */
 async function measure({ call, lines }, n) {
-  const profiler = new v8.GCProfiler();
-  profiler.start();
-  const usedBefore = v8.getHeapStatistics().used_heap_size;
+  const counting = countAllocation();
   const cpuBefore = process.cpuUsage();
   for (let i = 0; i < n; i += lines) await call();
   const cpu = process.cpuUsage(cpuBefore);
-  let allocated = v8.getHeapStatistics().used_heap_size - usedBefore;
-  for (const gc of profiler.stop().statistics) {
-    allocated += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-  }
-  return { usPerCall: (cpu.user + cpu.system) / n, allocKbPerCall: allocated / n / 1024 };
+  const { bytes } = counting.stop();
+  return { usPerCall: (cpu.user + cpu.system) / n, allocKbPerCall: bytes / n / 1024 };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];

@@ -10,11 +10,11 @@
 // prints, per side, µs/request, KB allocated/request and req/s [median, min, max], then the paired ratios.
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
+import { countAllocation } from '../lib/allocated.mjs';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { Worker } from '../lib/child.mjs';
 import { echo } from '../lib/requests.mjs';
-import { median } from '../lib/stats.mjs';
+import { abReport } from '../lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -46,9 +46,7 @@ async function side(label, root) {
 }
 
 async function batch(s, seconds) {
-  const profiler = new v8.GCProfiler();
-  profiler.start();
-  const usedBefore = v8.getHeapStatistics().used_heap_size;
+  const counting = countAllocation();
   const cpu = process.cpuUsage();
   const run = await load.call(
     {
@@ -62,17 +60,13 @@ async function batch(s, seconds) {
     seconds * 1000 + 60_000,
   );
   const used = process.cpuUsage(cpu);
-  let allocated = v8.getHeapStatistics().used_heap_size - usedBefore;
-  for (const gc of profiler.stop().statistics) {
-    allocated += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-  }
+  const { bytes: allocated } = counting.stop();
   if (run.non2xx > 0 || run.errors > 0)
     throw new Error(`${s.label}: ${run.non2xx} non-2xx, ${run.errors} errors`);
   return { us: (used.user + used.system) / run.ok, kb: allocated / run.ok / 1024, rps: run.rps };
 }
 
 const KEYS = ['us', 'kb', 'rps'];
-const spread = (xs) => [median(xs), Math.min(...xs), Math.max(...xs)];
 
 try {
   const base = await side('base', values.ab);
@@ -83,13 +77,7 @@ try {
     const order = pair % 2 === 0 ? [base, ours] : [ours, base];
     for (const s of order) s.rows.push(await batch(s, seconds));
   }
-  const report = { dialect: values.dialect };
-  for (const s of [base, ours]) {
-    report[s.label] = Object.fromEntries(KEYS.map((k) => [k, spread(s.rows.map((r) => r[k]))]));
-  }
-  report.thisOverBase = Object.fromEntries(
-    KEYS.map((k) => [k, spread(ours.rows.map((r, i) => r[k] / base.rows[i][k]))]),
-  );
+  const report = { dialect: values.dialect, ...abReport(base, ours, KEYS) };
   console.log(JSON.stringify(report, (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v)));
   for (const s of [base, ours]) await s.server.close();
 } finally {

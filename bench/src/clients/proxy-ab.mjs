@@ -13,10 +13,10 @@
 import { parseArgs } from 'node:util';
 import { resolveIn, THIS_ROOT } from '../lib/checkout.mjs';
 import { startServer, Worker } from '../lib/child.mjs';
-import { servedBatch } from '../lib/proxy.mjs';
+import { proxyPass, servedBatch } from '../lib/proxy.mjs';
 import { echo } from '../lib/requests.mjs';
 import { serverSpec } from '../lib/servers.mjs';
-import { median } from '../lib/stats.mjs';
+import { abReport } from '../lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -70,35 +70,10 @@ try {
   for (const s of [base, ours]) await batch(s, connections, Number(values.warmup));
   for (let pair = 0; pair < Number(values.pairs); pair++) {
     const order = pair % 2 === 0 ? [base, ours] : [ours, base];
-    const rows = new Map();
-    for (const s of order) rows.set(s, await batch(s, connections, seconds));
-    for (const s of order) rows.get(s).p50At4 = (await batch(s, 4, seconds)).p50;
-    for (const s of order) {
-      const row = rows.get(s);
-      row.ratio = row.proxyUs / row.backendUs;
-      s.rows.push(row);
-    }
+    await proxyPass(order, batch, { connections, seconds, cpuKey: 'proxyUs' });
   }
   const keys = ['proxyUs', 'backendUs', 'ratio', 'kb', 'p50At4'];
-  const report = {};
-  for (const s of [base, ours]) {
-    report[s.label] = Object.fromEntries(
-      keys.map((k) => [
-        k,
-        [
-          median(s.rows.map((r) => r[k])),
-          Math.min(...s.rows.map((r) => r[k])),
-          Math.max(...s.rows.map((r) => r[k])),
-        ],
-      ]),
-    );
-  }
-  report.thisOverBase = Object.fromEntries(
-    keys.map((k) => {
-      const ratios = ours.rows.map((r, i) => r[k] / base.rows[i][k]);
-      return [k, [median(ratios), Math.min(...ratios), Math.max(...ratios)]];
-    }),
-  );
+  const report = abReport(base, ours, keys);
   console.log(JSON.stringify(report, (_k, v) => (typeof v === 'number' ? Number(v.toFixed(3)) : v)));
   for (const s of [base, ours]) {
     await s.server.close();

@@ -26,10 +26,10 @@ import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { startServer, Worker } from '../lib/child.mjs';
-import { servedBatch } from '../lib/proxy.mjs';
+import { proxyPass, servedBatch } from '../lib/proxy.mjs';
 import { echo } from '../lib/requests.mjs';
 import { serverSpec } from '../lib/servers.mjs';
-import { median } from '../lib/stats.mjs';
+import { spread } from '../lib/stats.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -258,14 +258,7 @@ try {
   for (let pair = 0; pair < Number(values.pairs); pair++) {
     // Each pass starts one side later, so no side always runs first.
     const order = sides.map((_, i) => sides[(i + pair) % sides.length]);
-    const rows = new Map();
-    for (const s of order) rows.set(s, await batch(s, connections, seconds));
-    for (const s of order) rows.get(s).p50At4 = (await batch(s, 4, seconds)).p50;
-    for (const s of order) {
-      const row = rows.get(s);
-      row.ratio = row.forwarderUs / row.backendUs;
-      s.rows.push(row);
-    }
+    await proxyPass(order, batch, { connections, seconds, cpuKey: 'forwarderUs' });
     // What each side adds to the p50 of its backend called directly, in the same pass.
     for (const s of sides) {
       const direct = sides.find((d) => d.direct && d.backend === s.backend);
@@ -278,10 +271,7 @@ try {
     report[s.label] = Object.fromEntries(
       keys
         .filter((k) => s.rows.every((r) => r[k] !== undefined))
-        .map((k) => {
-          const xs = s.rows.map((r) => r[k]);
-          return [k, [median(xs), Math.min(...xs), Math.max(...xs)]];
-        }),
+        .map((k) => [k, spread(s.rows.map((r) => r[k]))]),
     );
   }
   console.log(

@@ -77,3 +77,20 @@ export async function servedBatch(load, { url, headers, body, backendPid, connec
     calls,
   };
 }
+
+/**
+ * One pass of proxy-ab or proxy-floor: every side in `order` loaded at `connections`, then each
+ * again at 4 connections for its p50 when not saturated; each side's row gets `ratio`, its
+ * forwarder's CPU per call (`row[cpuKey]`) over its backend's, and joins the side's `rows`.
+ * `batch(side, connections, seconds)` is the client's own servedBatch call.
+ */
+export async function proxyPass(order, batch, { connections, seconds, cpuKey }) {
+  const rows = new Map();
+  for (const s of order) rows.set(s, await batch(s, connections, seconds));
+  for (const s of order) rows.get(s).p50At4 = (await batch(s, 4, seconds)).p50;
+  for (const s of order) {
+    const row = rows.get(s);
+    row.ratio = row[cpuKey] / row.backendUs;
+    s.rows.push(row);
+  }
+}

@@ -36,3 +36,24 @@ export function percentile(values, p) {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank];
 }
+
+/** [median, min, max] of the finite values: how the in-process A/B clients print a series. */
+export function spread(values) {
+  const s = summarize(values);
+  return s === undefined ? undefined : [s.median, s.min, s.max];
+}
+
+/**
+ * An in-process A/B client's report over its pairs: each side's spread of every key over its rows,
+ * and the spread of the per-pair ratios this / base (`rows[i]` of both sides ran in pair i).
+ */
+export function abReport(base, ours, keys) {
+  const report = {};
+  for (const s of [base, ours]) {
+    report[s.label] = Object.fromEntries(keys.map((k) => [k, spread(s.rows.map((r) => r[k]))]));
+  }
+  report.thisOverBase = Object.fromEntries(
+    keys.map((k) => [k, spread(ours.rows.map((r, i) => r[k] / base.rows[i][k]))]),
+  );
+  return report;
+}

@@ -3,25 +3,15 @@
 // (`JSON.stringify`) and anything else with -32601. No header, size, depth or schema check, no
 // session, no executor: the least work a server that parses can do, against which the MCP work on
 // top is read (bare-http.mjs, which parses nothing, is the platform's ceiling).
-import { serveNodeHttp } from './common.mjs';
+import { echoAnswer, serveNodeHttp } from './common.mjs';
 
 serveNodeHttp((req, res) => {
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
     const request = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const body = JSON.stringify(answer(request));
+    const body = JSON.stringify(echoAnswer(request));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
 });
-
-function answer(request) {
-  if (request.method === 'tools/call' && request.params?.name === 'echo')
-    return {
-      jsonrpc: '2.0',
-      id: request.id,
-      result: { content: [{ type: 'text', text: request.params.arguments?.text }] },
-    };
-  return { jsonrpc: '2.0', id: request.id ?? null, error: { code: -32601, message: 'Method not found' } };
-}

@@ -3,6 +3,7 @@
 // depth or schema check, no executor, no ASCII escaping: the least work a stdio server that parses
 // can do (bare-jsonrpc-http.mjs is the same on node:http).
 import process from 'node:process';
+import { echoAnswer } from './common.mjs';
 
 let rest = '';
 process.stdin.setEncoding('utf8');
@@ -12,17 +13,7 @@ process.stdin.on('data', (chunk) => {
   let out = '';
   for (const line of lines) {
     if (line === '') continue;
-    out += `${JSON.stringify(answer(JSON.parse(line)))}\n`;
+    out += `${JSON.stringify(echoAnswer(JSON.parse(line)))}\n`;
   }
   if (out !== '') process.stdout.write(out);
 });
-
-function answer(request) {
-  if (request.method === 'tools/call' && request.params?.name === 'echo')
-    return {
-      jsonrpc: '2.0',
-      id: request.id,
-      result: { content: [{ type: 'text', text: request.params.arguments?.text }] },
-    };
-  return { jsonrpc: '2.0', id: request.id ?? null, error: { code: -32601, message: 'Method not found' } };
-}

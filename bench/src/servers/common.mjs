@@ -64,3 +64,15 @@ export function readText(req) {
     req.on('error', reject);
   });
 }
+
+/**
+ * The floor servers' answer (bare-jsonrpc-http.mjs, bare-jsonrpc-stdio.mjs): `echo`'s text back,
+ * anything else -32601. No check of any kind: the least a JSON-RPC server must do.
+ */
+export function echoAnswer(request) {
+  if (request.method === 'tools/call' && request.params?.name === 'echo') {
+    const content = [{ type: 'text', text: request.params.arguments?.text }];
+    return { jsonrpc: '2.0', id: request.id, result: { content } };
+  }
+  return { jsonrpc: '2.0', id: request.id ?? null, error: { code: -32601, message: 'Method not found' } };
+}

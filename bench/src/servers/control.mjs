@@ -7,33 +7,27 @@
 //   runner ──{ type: 'allocation', action: 'start' | 'stop' }──► child
 //   runner ◄──{ type: 'allocation', bytes, gcs }── child  (bytes allocated on the JS heap between the two)
 //
-// Allocation is counted with v8.GCProfiler, which records the heap before and after every GC:
-// allocated = (used at stop − used at start) + Σ (used before a GC − used after it). No GC is
-// forced and nothing runs per allocation, so the server runs as it does unmeasured.
+// Allocation is counted by lib/allocated.mjs (v8.GCProfiler, which records the heap before and
+// after every GC): allocated = (used at stop − used at start) + Σ (used before a GC − used after
+// it). No GC is forced and nothing runs per allocation, so the server runs as it does unmeasured.
 //
 // The channel is unref'd: a stdio server must still exit by itself at EOF, as it does unbenched.
 import process from 'node:process';
 import v8 from 'node:v8';
+import { countAllocation } from '../lib/allocated.mjs';
 
 let allocation;
 
 function allocationMessage(action) {
   if (action === 'start') {
-    allocation?.profiler.stop();
-    const profiler = new v8.GCProfiler();
-    profiler.start();
-    allocation = { profiler, used: v8.getHeapStatistics().used_heap_size };
+    allocation?.stop();
+    allocation = countAllocation();
     return { type: 'allocation', started: true };
   }
   if (allocation === undefined) return { type: 'allocation', error: 'not started' };
-  const used = v8.getHeapStatistics().used_heap_size;
-  const { statistics } = allocation.profiler.stop();
-  let bytes = used - allocation.used;
-  for (const gc of statistics) {
-    bytes += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-  }
+  const { bytes, gcs } = allocation.stop();
   allocation = undefined;
-  return { type: 'allocation', bytes, gcs: statistics.length };
+  return { type: 'allocation', bytes, gcs };
 }
 
 if (typeof process.send === 'function') {
