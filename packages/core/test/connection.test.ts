@@ -12,6 +12,7 @@ import {
 } from '../src/index.js';
 import { classifyMessage, requestKey } from '../src/internal.js';
 import { modern } from './helpers/demo.js';
+import { recordingOutput } from './helpers/run.js';
 import { httpServer, newProbe } from './http-helpers.js';
 
 /** A channel that records what goes through it and hands it to the in-memory default. */
@@ -28,17 +29,10 @@ class RecordingChannel implements ControlChannel {
 
 function open(control: ControlChannel) {
   const probe = newProbe();
-  const written: JsonRpcMessage[] = [];
+  const { output, written } = recordingOutput();
   const ignored: unknown[] = [];
   const connection = new Connection(httpServer(probe), {
-    output: {
-      write: (message) => {
-        written.push(...(Array.isArray(message) ? message : [message]));
-        return true;
-      },
-      ready: () => Promise.resolve(),
-      blocked: false,
-    },
+    output,
     maxBatchItems: 100,
     control,
     onError: (error) => {

@@ -10,10 +10,10 @@ import {
   Executor,
   ExecutorError,
   type HandlerContext,
-  type JsonRpcMessage,
   tool,
 } from '../src/index.js';
 import { classifyMessage } from '../src/internal.js';
+import { recordingOutput } from './helpers/run.js';
 import { aborted, gate, httpRequest, modernHeaders, modernMessage } from './http-helpers.js';
 
 afterEach(() => {
@@ -217,17 +217,10 @@ function engine(handler: (context: HandlerContext) => Promise<string>, requestTi
     version: '1.0.0',
     tools: [tool({ name: 'work', handler: (_args, context) => handler(context) })],
   });
-  const written: JsonRpcMessage[] = [];
+  const { output, written } = recordingOutput();
   const executor = new Executor();
   const connection = new Connection(runtime, {
-    output: {
-      write: (message) => {
-        written.push(...(Array.isArray(message) ? message : [message]));
-        return true;
-      },
-      ready: () => Promise.resolve(),
-      blocked: false,
-    },
+    output,
     executor,
     ...(requestTimeout === undefined ? {} : { requestTimeout }),
     maxBatchItems: 10,

@@ -1,3 +1,4 @@
+import type { ConnectionOutput } from '../../src/engine/connection.js';
 import {
   type DispatchContext,
   dispatch,
@@ -49,4 +50,18 @@ function checkWire(message: unknown, context: DispatchContext, response: any): v
     params?._meta?.['io.modelcontextprotocol/protocolVersion'] ??
     (context.session as { protocolVersion?: string } | undefined)?.protocolVersion;
   if (typeof revision === 'string' && REVISIONS.has(revision)) expectResponse(revision, method, response);
+}
+
+/** A connection's output that never blocks and records every message it is given (a batch's one by one). */
+export function recordingOutput(): { output: ConnectionOutput; written: JsonRpcMessage[] } {
+  const written: JsonRpcMessage[] = [];
+  const output: ConnectionOutput = {
+    write: (message) => {
+      written.push(...(Array.isArray(message) ? message : [message]));
+      return true;
+    },
+    ready: () => Promise.resolve(),
+    blocked: false,
+  };
+  return { output, written };
 }
